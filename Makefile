@@ -1,0 +1,113 @@
+# crossrun: `make` builds the runner and the lanes into build/.
+# `make quick` runs the quick matrix, `make test` the tests, `make bench`
+# the benchmark. SANITIZE=1 builds everything with ASan and UBSan.
+
+CC ?= cc
+UNAME_S := $(shell uname -s)
+ifeq ($(UNAME_S),Darwin)
+  PLATFORM := macos
+  BREW := $(shell brew --prefix 2>/dev/null)
+  export PKG_CONFIG_PATH := $(BREW)/opt/libarchive/lib/pkgconfig:$(BREW)/opt/openssl@3/lib/pkgconfig:$(PKG_CONFIG_PATH)
+else ifneq (,$(findstring MINGW,$(UNAME_S))$(findstring MSYS,$(UNAME_S)))
+  PLATFORM := windows
+else
+  PLATFORM := linux
+endif
+
+PKGS := libuv yaml-0.1 json-c libarchive openssl
+# Missing dependencies are installed by ci/deps before anything is built, so
+# a fresh machine needs only `make quick` and `make test`.
+DEPS_OK := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)
+ifneq ($(DEPS_OK),yes)
+  ifeq (,$(filter clean help,$(MAKECMDGOALS)))
+    $(info ci/deps: dependencies missing, installing them)
+    DEPS_RC := $(shell ./ci/deps >&2; echo $$?)
+    ifneq ($(DEPS_RC),0)
+      $(error ci/deps failed; install $(PKGS) and retry)
+    endif
+  endif
+endif
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+UV_CFLAGS := $(shell pkg-config --cflags libuv 2>/dev/null)
+UV_LIBS := $(shell pkg-config --libs libuv 2>/dev/null)
+
+OPT ?= -O2
+WARN := -Wall -Wextra -Werror -Wno-unused-parameter
+CFLAGS_ALL := -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) -I. $(CFLAGS)
+LDFLAGS_ALL := $(LDFLAGS)
+ifeq ($(SANITIZE),1)
+  CFLAGS_ALL += -fsanitize=address,undefined -fno-omit-frame-pointer \
+                -fno-sanitize-recover=undefined
+  LDFLAGS_ALL += -fsanitize=address,undefined
+  BUILD := build-sanitize
+else
+  BUILD := build
+endif
+
+PROTOCOL_SRC := $(wildcard protocol/*.c)
+RUNNER_SRC := $(filter-out runner/main.c,$(wildcard runner/*.c))
+EVIDENCE_SRC := $(wildcard evidence/*.c)
+PLATFORM_SRC := platforms/$(PLATFORM).c
+LANE_C_COMMON := $(filter-out lanes/c/client.c lanes/c/server.c,$(wildcard lanes/c/*.c))
+TEST_SRC := $(wildcard tests/test_*.c)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+CORE_OBJ := $(call obj,$(PROTOCOL_SRC) $(RUNNER_SRC) $(EVIDENCE_SRC) $(PLATFORM_SRC))
+TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+
+TARGETS := $(BUILD)/crossrun $(BUILD)/lanes/c/client $(BUILD)/lanes/c/server \
+           $(BUILD)/tests/fixture $(BUILD)/bench/baseline
+
+.PHONY: all quick test bench clean style help
+all: $(TARGETS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/crossrun: $(call obj,runner/main.c) $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
+
+$(BUILD)/lanes/c/%: $(call obj,lanes/c/%.c $(LANE_C_COMMON) $(PROTOCOL_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(UV_LIBS)
+
+$(BUILD)/tests/fixture: $(call obj,tests/fixture.c $(PROTOCOL_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^
+
+$(BUILD)/bench/baseline: $(call obj,bench/baseline.c $(PROTOCOL_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^
+
+$(BUILD)/tests/test_%: $(call obj,tests/test_%.c) $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
+
+quick: all
+	./$(BUILD)/crossrun quick
+
+test: all $(TESTS)
+	BUILD=$(BUILD) ./tests/run
+
+bench: all
+	BUILD=$(BUILD) ./bench/run
+
+style:
+	clang-format -i $(wildcard */*.c */*.h lanes/c/*.c lanes/c/*.h)
+
+clean:
+	rm -rf build build-sanitize
+
+help:
+	@echo "make          build the runner and the lanes into build/"
+	@echo "make quick    run the quick smoke matrix"
+	@echo "make test     run the tests (SANITIZE=1: under ASan and UBSan)"
+	@echo "make bench    run the full workload against the raw baseline"
+	@echo "make clean    remove build outputs"
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
