@@ -84,6 +84,13 @@ $(BUILD)/bench/baseline: $(call obj,bench/baseline.c $(PROTOCOL_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^
 
+# Tests of the protocol and the lanes link the codec only; the runner's tests
+# (test_runner_*, test_evidence_*, test_platform_*) link the whole core.
+$(BUILD)/tests/test_codec $(BUILD)/tests/test_lane_c: $(BUILD)/tests/test_%: \
+    $(call obj,tests/test_%.c $(PROTOCOL_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
+
 $(BUILD)/tests/test_%: $(call obj,tests/test_%.c) $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
