@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+'use strict';
+// crossrun node client (lanes/README.md):
+//   client.js --connect HOST:PORT --warmup N --round-trips N
+//             --payload-bytes N --max-in-flight N
+// Runs one session and prints one JSON line with the result.
+
+const net = require('node:net');
+const { parseClientArgs } = require('../lib/args');
+const { ClientSession } = require('../lib/client');
+const { say, parseOrExit, failAndClose, guardProcess } = require('../lib/peer');
+
+const ROLE = 'client';
+
+// Upper bound of one write of requests, so a large workload is produced
+// as the socket takes it rather than all at once.
+const MAX_BATCH_BYTES = 256 * 1024;
+
+function main() {
+  guardProcess(ROLE);
+  const { connect, workload } = parseOrExit(ROLE, parseClientArgs);
+  const session = new ClientSession(workload);
+  const pool = session.pool;
+  const sock = net.connect({ host: connect.host, port: connect.port });
+  let failed = false;
+  let blocked = false;
+  let connected = false;
+
+  const fail = (e) => {
+    if (failed) return;
+    failed = true;
+    failAndClose(ROLE, sock, e);
+  };
+
+  // Sends what the session allows now: one write per batch (one batch for
+  // the responses of one read unless it is very large).
+  const pump = () => {
+    while (!blocked) {
+      const out = session.produce(MAX_BATCH_BYTES);
+      if (out === null) return;
+      const release = session.lastPooled ? () => pool.release(out) : undefined;
+      if (!sock.write(out, release)) blocked = true;
+    }
+  };
+
+  sock.setNoDelay(true);
+  sock.on('connect', () => {
+    connected = true;
+    sock.write(session.hello());
+  });
+  sock.on('data', (chunk) => {
+    try {
+      session.onData(chunk);
+    } catch (e) {
+      fail(e);
+      return;
+    }
+    if (session.done) {
+      // The client closes first (SPEC.md section 3, step 6).
+      sock.end();
+      return;
+    }
+    pump();
+  });
+  sock.on('drain', () => {
+    blocked = false;
+    if (!failed) pump();
+  });
+  sock.on('end', () => {
+    try {
+      session.onEnd();
+    } catch (e) {
+      fail(e);
+    }
+  });
+  sock.on('error', (e) => {
+    if (failed) return;
+    if (!connected) {
+      failed = true;
+      say(`${ROLE}: connect to ${connect.host}:${connect.port}: ${e.code || e.message}`);
+      process.exit(1);
+    }
+    try {
+      session.onEnd();
+    } catch (pe) {
+      pe.message += ` (connection error: ${e.code || e.message})`;
+      fail(pe);
+      return;
+    }
+    sock.destroy();
+  });
+  sock.on('close', () => {
+    if (failed) return;
+    if (!session.done) {
+      fail(new Error('connection closed before the session ended'));
+      return;
+    }
+    process.stdout.write(`${JSON.stringify(session.result())}\n`);
+    process.exit(0);
+  });
+}
+
+main();

@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+'use strict';
+// crossrun node server: `server.js --listen HOST:PORT` (lanes/README.md).
+// Prints `READY <port>`, serves exactly one connection and one session,
+// exits 0 on the end of stream that follows its BYE_ACK.
+
+const net = require('node:net');
+const { parseServerArgs } = require('../lib/args');
+const { ServerSession } = require('../lib/server');
+const { say, parseOrExit, failAndClose, guardProcess } = require('../lib/peer');
+
+const ROLE = 'server';
+
+function serve(sock) {
+  const session = new ServerSession();
+  let failed = false;
+  const fail = (e) => {
+    if (failed) return;
+    failed = true;
+    failAndClose(ROLE, sock, e);
+  };
+  sock.setNoDelay(true);
+  sock.on('data', (chunk) => {
+    let out;
+    try {
+      out = session.onData(chunk);
+    } catch (e) {
+      fail(e);
+      return;
+    }
+    // Every complete frame of this read is answered by this one write;
+    // reading pauses while the peer is not taking the answers.
+    if (out !== null && !sock.write(out)) sock.pause();
+  });
+  sock.on('drain', () => {
+    if (!failed) sock.resume();
+  });
+  sock.on('end', () => {
+    try {
+      session.onEnd();
+    } catch (e) {
+      fail(e);
+      return;
+    }
+    sock.end();
+  });
+  sock.on('error', (e) => {
+    if (failed) return;
+    // A reset ends the stream like an end of stream would, with the same
+    // verdict; only the note differs.
+    try {
+      session.onEnd();
+    } catch (pe) {
+      pe.message += ` (connection error: ${e.code || e.message})`;
+      fail(pe);
+      return;
+    }
+    sock.destroy();
+  });
+  sock.on('close', () => {
+    if (!failed) process.exit(0);
+  });
+}
+
+function main() {
+  guardProcess(ROLE);
+  const { listen } = parseOrExit(ROLE, parseServerArgs);
+  const server = net.createServer({ allowHalfOpen: true });
+  let served = false;
+  server.on('connection', (sock) => {
+    if (served) {
+      sock.destroy();
+      return;
+    }
+    served = true;
+    server.close();
+    serve(sock);
+  });
+  server.on('error', (e) => {
+    say(`${ROLE}: listen on ${listen.host}:${listen.port}: ${e.message}`);
+    process.exit(1);
+  });
+  server.listen({ host: listen.host, port: listen.port }, () => {
+    process.stdout.write(`READY ${server.address().port}\n`);
+  });
+}
+
+main();

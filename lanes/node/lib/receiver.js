@@ -1,0 +1,101 @@
+'use strict';
+// Frame reassembly shared by both session roles. Frames may be split across
+// reads at any byte; the bytes of the one incomplete frame at the end of a
+// read are kept in a bounded buffer (at most 16 + 1 MiB) until the rest
+// arrives. Complete frames are parsed straight from the read's own buffer.
+//
+// A subclass provides:
+//   _admit(buf, off) -> payload length: every check the 16 header bytes
+//     allow (SPEC.md section 1, then the session's type, sequence and
+//     length rules); throws a ProtocolError on a rejection.
+//   _completeStashed(len): handles the whole frame now in this.acc[0..).
+
+const codec = require('./codec');
+
+const { HEADER_BYTES, MAX_FRAME_BYTES, ProtocolError } = codec;
+
+const INITIAL_ACC = 4096;
+
+class Receiver {
+  constructor() {
+    this.acc = Buffer.allocUnsafe(INITIAL_ACC);
+    this.accLen = 0;
+    // Payload length of the stashed frame once its header was admitted,
+    // -1 while fewer than 16 bytes of it have arrived.
+    this.pendingLen = -1;
+  }
+
+  _ensureAcc(size) {
+    if (size > MAX_FRAME_BYTES) throw new Error(`frame of ${size} bytes over the maximum`);
+    if (this.acc.length >= size) return;
+    let cap = this.acc.length;
+    while (cap < size) cap *= 2;
+    if (cap > MAX_FRAME_BYTES) cap = MAX_FRAME_BYTES;
+    const next = Buffer.allocUnsafe(cap);
+    this.acc.copy(next, 0, 0, this.accLen);
+    this.acc = next;
+  }
+
+  // Keeps chunk[pos..) (less than one frame) for the next read.
+  // `len` is the admitted payload length, or -1 when the header is
+  // incomplete.
+  _stash(chunk, pos, len) {
+    const rest = chunk.length - pos;
+    this.accLen = 0;
+    this._ensureAcc(len < 0 ? HEADER_BYTES : HEADER_BYTES + len);
+    chunk.copy(this.acc, 0, pos);
+    this.accLen = rest;
+    this.pendingLen = len;
+  }
+
+  // Feeds the start of chunk to the stashed frame. Returns how many bytes
+  // of chunk it took; this.accLen is 0 afterwards when the frame completed
+  // (and was handled).
+  _continue(chunk) {
+    const n = chunk.length;
+    let pos = 0;
+    if (this.pendingLen < 0) {
+      const take = Math.min(HEADER_BYTES - this.accLen, n);
+      chunk.copy(this.acc, this.accLen, 0, take);
+      this.accLen += take;
+      pos = take;
+      if (this.accLen < HEADER_BYTES) return pos;
+      const len = this._admit(this.acc, 0);
+      this._ensureAcc(HEADER_BYTES + len);
+      this.pendingLen = len;
+    }
+    const size = HEADER_BYTES + this.pendingLen;
+    const take = Math.min(size - this.accLen, n - pos);
+    chunk.copy(this.acc, this.accLen, pos, pos + take);
+    this.accLen += take;
+    pos += take;
+    if (this.accLen < size) return pos;
+    const len = this.pendingLen;
+    this.accLen = 0;
+    this.pendingLen = -1;
+    this._completeStashed(len);
+    return pos;
+  }
+
+  // The rejection for end of stream with stashed bytes, or null.
+  _eofPartial() {
+    if (this.accLen === 0) return null;
+    return new ProtocolError('truncated', `end of stream after ${this.accLen} bytes of a frame`);
+  }
+}
+
+// A frame of a type the session does not allow at this point.
+function unexpected(type, wanted) {
+  return new ProtocolError('unexpected_type', `${codec.typeName(type)} while waiting for ${wanted}`);
+}
+
+// The rejection for a received ERROR frame (payload at buf[payloadOff..]).
+function peerError(buf, payloadOff, len) {
+  const { code, reason } = codec.decodeError(buf.subarray(payloadOff, payloadOff + len));
+  const e = new ProtocolError('peer_error', `ERROR code ${code} (${codec.codeName(code)}): ${JSON.stringify(reason)}`);
+  e.peerCode = code;
+  e.peerReason = reason;
+  return e;
+}
+
+module.exports = { Receiver, unexpected, peerError };
