@@ -1,0 +1,339 @@
+//! The server side of a session (SPEC.md section 3).
+//!
+//! Every frame the server sends is the frame it answers, changed in place:
+//! HELLO becomes HELLO_ACK (type byte), REQUEST becomes RESPONSE (type
+//! byte, payload XOR 0x5A after the payload check), BYE becomes BYE_ACK
+//! (type byte and the server's counts). So the answer to a batch of frames
+//! is the batch itself, written back with one write and no copy.
+
+use std::io::Write;
+use std::net::TcpStream;
+
+use crate::buffer::{self, RecvBuf};
+use crate::codec::{self, Counts, Header, Workload};
+use crate::net;
+use crate::payload;
+use crate::reject::{Reject, Rejection};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ServerState {
+    /// Nothing received yet; only HELLO may come.
+    AwaitHello,
+    /// HELLO acknowledged; requests, then BYE.
+    Requests,
+    /// BYE_ACK sent; only the end of stream may come.
+    AfterByeAck,
+}
+
+/// The server's session state machine, independent of any socket.
+pub struct Server {
+    state: ServerState,
+    workload: Workload,
+    total: u64,
+    frame: u64,
+    next_seq: u64,
+    pub requests: u64,
+    pub responses: u64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+}
+
+impl Default for Server {
+    fn default() -> Self {
+        Server::new()
+    }
+}
+
+impl Server {
+    pub fn new() -> Server {
+        Server {
+            state: ServerState::AwaitHello,
+            workload: Workload::default(),
+            total: 0,
+            frame: codec::HEADER_BYTES as u64,
+            next_seq: 1,
+            requests: 0,
+            responses: 0,
+            bytes_sent: 0,
+            bytes_received: 0,
+        }
+    }
+
+    pub fn state(&self) -> ServerState {
+        self.state
+    }
+
+    /// The workload from the HELLO (default before it).
+    pub fn workload(&self) -> Workload {
+        self.workload
+    }
+
+    /// The server's own counts at this point.
+    pub fn counts(&self) -> Counts {
+        Counts {
+            requests: self.requests,
+            responses: self.responses,
+            bytes_sent: self.bytes_sent,
+            bytes_received: self.bytes_received,
+        }
+    }
+
+    /// Handles every complete frame at the start of `buf`, turning each
+    /// into its answer in place. Returns how many bytes were handled (their
+    /// answers are `buf[..consumed]`, to be sent in order) and the
+    /// rejection met right after them, if any. Bytes of an incomplete
+    /// frame stay unhandled; its header is checked as soon as it is there.
+    pub fn process(&mut self, buf: &mut [u8]) -> (usize, Result<(), Rejection>) {
+        let len = buf.len();
+        let mut pos = 0usize;
+        while pos < len {
+            if self.state == ServerState::AfterByeAck {
+                return (pos, Err(after_bye(len - pos)));
+            }
+            let h = match codec::peek_header(&buf[pos..]) {
+                Ok(Some(h)) => h,
+                Ok(None) => break,
+                Err(r) => return (pos, Err(r)),
+            };
+            let size = h.frame_bytes();
+            if len - pos < size {
+                break;
+            }
+            let frame = &mut buf[pos..pos + size];
+            // The common case first: the next request of the session.
+            if self.state == ServerState::Requests
+                && h.ty == codec::REQUEST
+                && h.seq == self.next_seq
+                && h.seq <= self.total
+                && h.len == self.workload.payload_bytes
+            {
+                if !payload::check_and_respond(&mut frame[codec::HEADER_BYTES..], h.seq) {
+                    return (pos, Err(wrong_payload(h.seq)));
+                }
+                frame[1] = codec::RESPONSE;
+                self.next_seq += 1;
+                self.requests += 1;
+                self.responses += 1;
+                self.bytes_received += self.frame;
+                self.bytes_sent += self.frame;
+                pos += size;
+                continue;
+            }
+            if let Err(r) = self.other_frame(h, frame) {
+                return (pos, Err(r));
+            }
+            if self.state == ServerState::AfterByeAck && pos + size < len {
+                // Bytes came after the BYE: its BYE_ACK is not sent.
+                return (pos, Err(after_bye(len - pos - size)));
+            }
+            pos += size;
+        }
+        (pos, Ok(()))
+    }
+
+    /// Every frame but an in-order, well-formed REQUEST.
+    fn other_frame(&mut self, h: Header, frame: &mut [u8]) -> Result<(), Rejection> {
+        if h.ty == codec::ERROR {
+            return Err(codec::peer_error(&frame[codec::HEADER_BYTES..]));
+        }
+        match self.state {
+            ServerState::AwaitHello => {
+                if h.ty != codec::HELLO {
+                    return Err(unexpected(h.ty, "HELLO"));
+                }
+                if h.seq != 0 {
+                    return Err(Rejection::new(
+                        Reject::WrongSequence,
+                        format!("HELLO with sequence {}, expected 0", h.seq),
+                    ));
+                }
+                let w = Workload::decode(&frame[codec::HEADER_BYTES..]);
+                w.check()?;
+                self.workload = w;
+                self.total = w.total();
+                self.frame = w.frame_bytes();
+                self.next_seq = 1;
+                frame[1] = codec::HELLO_ACK;
+                self.bytes_received += 40;
+                self.bytes_sent += 40;
+                self.state = ServerState::Requests;
+                Ok(())
+            }
+            ServerState::Requests => match h.ty {
+                codec::REQUEST => {
+                    if self.next_seq > self.total {
+                        return Err(Rejection::new(
+                            Reject::WrongSequence,
+                            format!(
+                                "REQUEST with sequence {} after all {} requests, only BYE may come",
+                                h.seq, self.total
+                            ),
+                        ));
+                    }
+                    if h.seq != self.next_seq {
+                        return Err(Rejection::new(
+                            Reject::WrongSequence,
+                            format!(
+                                "REQUEST with sequence {}, expected {}",
+                                h.seq, self.next_seq
+                            ),
+                        ));
+                    }
+                    // Only the length can be wrong here.
+                    Err(Rejection::new(
+                        Reject::BadLength,
+                        format!(
+                            "REQUEST {} with payload_length {}, workload payload_bytes {}",
+                            h.seq, h.len, self.workload.payload_bytes
+                        ),
+                    ))
+                }
+                codec::BYE => {
+                    if self.next_seq <= self.total {
+                        return Err(Rejection::new(
+                            Reject::UnexpectedType,
+                            format!(
+                                "BYE after {} of {} requests, expected REQUEST {}",
+                                self.next_seq - 1,
+                                self.total,
+                                self.next_seq
+                            ),
+                        ));
+                    }
+                    if h.seq != self.total + 1 {
+                        return Err(Rejection::new(
+                            Reject::WrongSequence,
+                            format!("BYE with sequence {}, expected {}", h.seq, self.total + 1),
+                        ));
+                    }
+                    self.bytes_received += 48;
+                    let got = Counts::decode(&frame[codec::HEADER_BYTES..]);
+                    // The client's view, as the server sees it.
+                    let want = Counts {
+                        requests: self.requests,
+                        responses: self.responses,
+                        bytes_sent: self.bytes_received - 48,
+                        bytes_received: self.bytes_sent,
+                    };
+                    if got != want {
+                        return Err(count_mismatch("BYE", &got, &want));
+                    }
+                    let own = self.counts();
+                    frame[codec::HEADER_BYTES..].copy_from_slice(&own.encode());
+                    frame[1] = codec::BYE_ACK;
+                    self.bytes_sent += 48;
+                    self.state = ServerState::AfterByeAck;
+                    Ok(())
+                }
+                other => Err(unexpected(
+                    other,
+                    if self.next_seq <= self.total {
+                        "REQUEST"
+                    } else {
+                        "BYE"
+                    },
+                )),
+            },
+            ServerState::AfterByeAck => Err(after_bye(frame.len())),
+        }
+    }
+
+    /// End of stream with `pending` unhandled bytes.
+    pub fn on_eof(&self, pending: usize) -> Result<(), Rejection> {
+        codec::eof_check(pending)?;
+        match self.state {
+            ServerState::AfterByeAck => Ok(()),
+            ServerState::AwaitHello => Err(net::unexpected_eof("before HELLO")),
+            ServerState::Requests => Err(net::unexpected_eof(&if self.next_seq <= self.total {
+                format!(
+                    "after {} of {} requests",
+                    self.next_seq - 1,
+                    self.total
+                )
+            } else {
+                "before BYE".to_string()
+            })),
+        }
+    }
+
+    /// The largest frame the server may have to hold whole at this point.
+    pub fn max_frame(&self) -> usize {
+        codec::MAX_FRAME_BYTES
+    }
+}
+
+fn unexpected(ty: u8, expected: &str) -> Rejection {
+    Rejection::new(
+        Reject::UnexpectedType,
+        format!("{} frame (type {}), expected {}", codec::type_name(ty), ty, expected),
+    )
+}
+
+fn after_bye(n: usize) -> Rejection {
+    Rejection::new(
+        Reject::UnexpectedType,
+        format!("{} bytes after BYE, only the end of stream may follow it", n),
+    )
+}
+
+fn wrong_payload(seq: u64) -> Rejection {
+    Rejection::new(
+        Reject::WrongPayload,
+        format!("REQUEST {} payload differs from gen({})", seq, seq),
+    )
+}
+
+pub(crate) fn count_mismatch(what: &str, got: &Counts, want: &Counts) -> Rejection {
+    Rejection::new(
+        Reject::CountMismatch,
+        format!(
+            "{} counts requests={} responses={} bytes_sent={} bytes_received={}, expected requests={} responses={} bytes_sent={} bytes_received={}",
+            what,
+            got.requests,
+            got.responses,
+            got.bytes_sent,
+            got.bytes_received,
+            want.requests,
+            want.responses,
+            want.bytes_sent,
+            want.bytes_received
+        ),
+    )
+}
+
+/// Serves one session on `stream`. On a rejection the ERROR frame has
+/// been sent (when possible) and the connection closed.
+pub fn serve(stream: &mut TcpStream) -> Result<Counts, Rejection> {
+    let mut server = Server::new();
+    let mut rb = RecvBuf::new(buffer::capacity_for(server.max_frame()));
+    let result = serve_loop(stream, &mut server, &mut rb);
+    if let Err(r) = &result {
+        net::reject_and_close(stream, r);
+    }
+    result
+}
+
+fn serve_loop(
+    stream: &mut TcpStream,
+    server: &mut Server,
+    rb: &mut RecvBuf,
+) -> Result<Counts, Rejection> {
+    loop {
+        let n = match rb.read_from(stream) {
+            Ok(n) => n,
+            Err(e) => return Err(net::read_failure(&e, rb.pending_len())),
+        };
+        if n == 0 {
+            server.on_eof(rb.pending_len())?;
+            return Ok(server.counts());
+        }
+        let (consumed, result) = server.process(rb.pending_mut());
+        if consumed > 0 {
+            if let Err(e) = stream.write_all(&rb.pending()[..consumed]) {
+                return Err(result.err().unwrap_or_else(|| net::write_failure(&e)));
+            }
+            rb.consume(consumed);
+        }
+        result?;
+    }
+}
