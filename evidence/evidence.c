@@ -1,0 +1,405 @@
+#include "evidence/evidence.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+#include <uv.h>
+
+#include "evidence/sanitize.h"
+#include "evidence/stats.h"
+
+#define TEXT_MAX 20000
+
+static void put(json_object *o, const char *key, json_object *v)
+{
+  json_object_object_add(o, key, v);
+}
+
+/* -1 means "not measured": written as null, never as a figure. */
+static json_object *int_or_null(int64_t v)
+{
+  return v < 0 ? NULL : json_object_new_int64(v);
+}
+
+static json_object *text(const struct sanitize *s, const char *in)
+{
+  static char buf[TEXT_MAX];
+  if (in == NULL)
+    return NULL;
+  return json_object_new_string(sanitize_text(s, in, buf, sizeof(buf)));
+}
+
+void evidence_reproduce(const struct evidence_run *run,
+                        const struct evidence_lane *lane, char *out,
+                        size_t outlen)
+{
+  const struct proto_workload *w = &run->workload;
+  snprintf(out, outlen,
+           "%s run --lanes %s --samples 1 --warmup %" PRIu64
+           " --round-trips %" PRIu64 " --payload-bytes %" PRIu32
+           " --max-in-flight %" PRIu32,
+           run->crossrun_path, lane->name, w->warmup, w->round_trips,
+           w->payload_bytes, w->max_in_flight);
+}
+
+static json_object *argv_json(const struct sanitize *s,
+                              const struct peer_report *p)
+{
+  json_object *a = json_object_new_array();
+  for (int i = 0; i < p->argc; i++)
+    json_object_array_add(a, text(s, p->argv[i]));
+  return a;
+}
+
+static void command_line(const struct sanitize *s, const struct peer_report *p,
+                         char *out, size_t outlen)
+{
+  char raw[4096];
+  size_t n = 0;
+  raw[0] = '\0';
+  for (int i = 0; i < p->argc && n < sizeof(raw); i++)
+    n += (size_t)snprintf(raw + n, sizeof(raw) - n, "%s%s", i ? " " : "",
+                          p->argv[i]);
+  sanitize_text(s, raw, out, outlen);
+}
+
+static json_object *peer_json(const struct sanitize *s,
+                              const struct peer_report *p)
+{
+  json_object *o = json_object_new_object(), *exit, *cpu, *mem, *err;
+  static char buf[TEXT_MAX];
+
+  put(o, "started", json_object_new_boolean(p->started));
+  put(o, "argv", argv_json(s, p));
+  exit = json_object_new_object();
+  put(exit, "reaped", json_object_new_boolean(p->reaped));
+  put(exit, "by_itself", json_object_new_boolean(p->reaped && !p->forced));
+  put(exit, "code", p->reaped && p->exited ? json_object_new_int(p->exit_code)
+                                           : NULL);
+  put(exit, "signal", p->signal ? json_object_new_string(
+                                      platform_signal_name(p->signal))
+                                : NULL);
+  put(exit, "timed_out", json_object_new_boolean(p->timed_out));
+  put(exit, "forced_termination", json_object_new_boolean(p->forced));
+  put(exit, "wall_ns", p->reaped ? json_object_new_int64((int64_t)p->wall_ns)
+                                 : NULL);
+  put(o, "exit", exit);
+
+  cpu = json_object_new_object();
+  put(cpu, "user_ns", int_or_null(p->user_cpu_ns));
+  put(cpu, "system_ns", int_or_null(p->system_cpu_ns));
+  put(cpu, "source", json_object_new_string(
+                         p->user_cpu_ns >= 0 ? "os_rusage_of_reaped_child"
+                                             : "not_measured"));
+  put(o, "cpu", cpu);
+
+  mem = json_object_new_object();
+  put(mem, "peak_rss_bytes", int_or_null(p->peak_rss_bytes));
+  put(mem, "peak_rss_source",
+      json_object_new_string(p->peak_rss_source ? p->peak_rss_source
+                                                : "not_measured"));
+  put(mem, "os_peak_rss_bytes", int_or_null(p->os_peak_rss_bytes));
+  put(mem, "coordinator_peak_rss_at_spawn_bytes",
+      int_or_null(p->spawner_peak_rss_bytes));
+  put(mem, "sampled_peak_since_exec_bytes",
+      int_or_null(p->sampled_peak_rss_bytes));
+  put(mem, "sampled_rss_max_bytes", int_or_null(p->sampled_rss_max_bytes));
+  put(mem, "samples", json_object_new_int(p->memory_samples));
+  put(o, "memory", mem);
+
+  err = json_object_new_object();
+  put(err, "bytes", json_object_new_int64((int64_t)p->err.total));
+  put(err, "truncated", json_object_new_boolean(capture_truncated(&p->err)));
+  if (p->err.buf != NULL)
+    capture_text(&p->err, buf, sizeof(buf));
+  else
+    buf[0] = '\0';
+  put(err, "text", text(s, buf));
+  put(o, "stderr", err);
+  put(o, "stdout_bytes", json_object_new_int64((int64_t)p->stdout_bytes));
+  return o;
+}
+
+static json_object *result_json(const struct client_result *r)
+{
+  json_object *o = json_object_new_object();
+  put(o, "round_trips", json_object_new_int64(r->round_trips));
+  put(o, "warmup_round_trips", json_object_new_int64(r->warmup_round_trips));
+  put(o, "payload_bytes", json_object_new_int64(r->payload_bytes));
+  put(o, "max_in_flight", json_object_new_int64(r->max_in_flight));
+  put(o, "frames_sent", json_object_new_int64(r->frames_sent));
+  put(o, "frames_received", json_object_new_int64(r->frames_received));
+  put(o, "bytes_sent", json_object_new_int64(r->bytes_sent));
+  put(o, "bytes_received", json_object_new_int64(r->bytes_received));
+  put(o, "elapsed_ns", json_object_new_int64(r->elapsed_ns));
+  if (r->runtime[0])
+    put(o, "runtime", json_object_new_string(r->runtime));
+  return o;
+}
+
+static json_object *sample_json(const struct evidence_run *run,
+                                const struct evidence_lane *lane,
+                                const struct evidence_sample *es,
+                                const struct sanitize *run_rules)
+{
+  const struct sample_result *r = &es->result;
+  json_object *o = json_object_new_object(), *checks, *failure, *repro;
+  static struct sanitize local;
+  struct sanitize *s = &local;
+  char line[4096];
+
+  /* Each sample's temporary directory is scrubbed from its own text. */
+  *s = *run_rules;
+  sanitize_add(s, r->temp_dir, "$TMPDIR");
+  put(o, "round", json_object_new_int(es->round));
+  put(o, "order_in_round", json_object_new_int(es->order));
+  put(o, "status", json_object_new_string(sample_status_name(r->status)));
+  if (r->status == SAMPLE_PASSED) {
+    failure = NULL;
+  } else {
+    failure = json_object_new_object();
+    put(failure, "stage", json_object_new_string(r->failure_stage
+                                                     ? r->failure_stage
+                                                     : "runner"));
+    put(failure, "reason", json_object_new_string(r->failure_reason
+                                                      ? r->failure_reason
+                                                      : "error"));
+    put(failure, "message", text(s, r->message));
+  }
+  put(o, "failure", failure);
+  put(o, "elapsed_ns", r->have_result && r->status == SAMPLE_PASSED
+                           ? json_object_new_int64(r->result.elapsed_ns)
+                           : NULL);
+  put(o, "ns_per_round_trip",
+      r->have_result && r->status == SAMPLE_PASSED && r->result.round_trips
+          ? json_object_new_double((double)r->result.elapsed_ns /
+                                   (double)r->result.round_trips)
+          : NULL);
+  put(o, "port", r->port > 0 ? json_object_new_int(r->port) : NULL);
+  put(o, "server_ready_ns",
+      r->port > 0 ? json_object_new_int64((int64_t)r->ready_ns) : NULL);
+  put(o, "wall_ns", json_object_new_int64((int64_t)r->wall_ns));
+  put(o, "result", r->have_result ? result_json(&r->result) : NULL);
+  checks = json_object_new_object();
+  for (int i = 0; i < CHECK_COUNT; i++) {
+    json_object *c = json_object_new_object();
+    const struct check_outcome *ck = &r->checks[i];
+    put(c, "outcome", json_object_new_string(
+                          !ck->ran ? "not_run" : ck->passed ? "passed"
+                                                            : "failed"));
+    put(c, "reason", text(s, ck->reason));
+    put(checks, sample_check_name((enum check_id)i), c);
+  }
+  put(o, "checks", checks);
+  put(o, "server", peer_json(s, &r->server));
+  put(o, "client", peer_json(s, &r->client));
+  repro = json_object_new_object();
+  evidence_reproduce(run, lane, line, sizeof(line));
+  put(repro, "crossrun", text(s, line));
+  command_line(s, &r->server, line, sizeof(line));
+  put(repro, "server", json_object_new_string(line));
+  command_line(s, &r->client, line, sizeof(line));
+  put(repro, "client", json_object_new_string(line));
+  put(o, "reproduce", repro);
+  return o;
+}
+
+static json_object *lane_summary_json(const struct evidence_lane *lane)
+{
+  struct stats_lane st;
+  json_object *o = json_object_new_object();
+
+  stats_lane_compute(lane->samples, lane->nsamples, &st);
+  put(o, "samples", json_object_new_int(lane->nsamples));
+  put(o, "passed", json_object_new_int(st.passed));
+  put(o, "status", json_object_new_string(stats_lane_status(lane, &st)));
+  put(o, "ns_per_round_trip_median",
+      st.timed > 0 ? json_object_new_double(st.ns_per_rt.median) : NULL);
+  put(o, "ns_per_round_trip_min",
+      st.timed > 0 ? json_object_new_double(st.ns_per_rt.min) : NULL);
+  put(o, "ns_per_round_trip_max",
+      st.timed > 0 ? json_object_new_double(st.ns_per_rt.max) : NULL);
+  put(o, "client_peak_rss_bytes_median",
+      st.client_rss.n ? json_object_new_int64((int64_t)st.client_rss.median)
+                      : NULL);
+  put(o, "server_peak_rss_bytes_median",
+      st.server_rss.n ? json_object_new_int64((int64_t)st.server_rss.median)
+                      : NULL);
+  put(o, "client_cpu_ns_median",
+      st.client_cpu.n ? json_object_new_int64((int64_t)st.client_cpu.median)
+                      : NULL);
+  put(o, "server_cpu_ns_median",
+      st.server_cpu.n ? json_object_new_int64((int64_t)st.server_cpu.median)
+                      : NULL);
+  return o;
+}
+
+void evidence_cleanliness(const struct evidence_run *run,
+                          struct evidence_cleanliness *c)
+{
+  memset(c, 0, sizeof(*c));
+  for (int l = 0; l < run->nlanes; l++) {
+    for (int i = 0; i < run->lanes[l].nsamples; i++) {
+      const struct sample_result *r = &run->lanes[l].samples[i].result;
+      if (!r->server.started)
+        continue;
+      c->pairs_started++;
+      if (r->server.reaped && !r->server.forced && r->client.reaped &&
+          !r->client.forced)
+        c->natural_exits++;
+      c->processes_left += r->orphans.count;
+      if (r->checks[CHECK_PORT_FREE].ran && !r->checks[CHECK_PORT_FREE].passed)
+        c->sockets_left++;
+      c->forced_terminations += r->server.forced + r->client.forced;
+      c->temp_entries_left += r->leftovers.count;
+    }
+  }
+}
+
+static json_object *document(const struct evidence_run *run)
+{
+  json_object *doc = json_object_new_object(), *o, *lanes;
+  struct evidence_cleanliness cl;
+  struct sanitize s;
+  char seed[32];
+
+  sanitize_init(&s, run->root);
+  put(doc, "schema_version", json_object_new_int(EVIDENCE_SCHEMA_VERSION));
+  o = json_object_new_object();
+  put(o, "name", json_object_new_string("crossrun"));
+  put(o, "version", json_object_new_string(run->tool_version));
+  put(doc, "tool", o);
+  put(doc, "mode", json_object_new_string(run->mode));
+  put(doc, "performance_claims",
+      json_object_new_boolean(run->performance_claims));
+  if (!run->performance_claims)
+    put(doc, "performance_note",
+        json_object_new_string("smoke check: no performance claims; the "
+                               "workload is too small for its timings to "
+                               "mean anything"));
+  put(doc, "complete", json_object_new_boolean(run->complete));
+  put(doc, "incomplete_reason", run->incomplete_reason
+                                    ? json_object_new_string(
+                                          run->incomplete_reason)
+                                    : NULL);
+  put(doc, "started_at", json_object_new_string(run->started_at));
+
+  o = json_object_new_object();
+  put(o, "os", json_object_new_string(run->machine.os));
+  put(o, "arch", json_object_new_string(run->machine.arch));
+  put(o, "kernel", json_object_new_string(run->machine.kernel));
+  put(o, "cpu_model", json_object_new_string(run->machine.cpu_model));
+  put(o, "logical_cpus", json_object_new_int(run->machine.logical_cpus));
+  put(o, "memory_bytes", int_or_null(run->machine.memory_bytes));
+  put(doc, "machine", o);
+
+  o = json_object_new_object();
+  put(o, "name", json_object_new_string(run->workload_name));
+  put(o, "warmup_round_trips", json_object_new_int64(
+                                   (int64_t)run->workload.warmup));
+  put(o, "round_trips", json_object_new_int64(
+                            (int64_t)run->workload.round_trips));
+  put(o, "payload_bytes", json_object_new_int64(run->workload.payload_bytes));
+  put(o, "max_in_flight", json_object_new_int64(run->workload.max_in_flight));
+  put(o, "samples_per_lane", json_object_new_int(run->samples_per_lane));
+  put(doc, "workload", o);
+
+  o = json_object_new_object();
+  snprintf(seed, sizeof(seed), "%" PRIu64, run->seed);
+  put(o, "seed", json_object_new_string(seed));
+  put(o, "host", json_object_new_string(run->host));
+  put(o, "ready_timeout_ms", json_object_new_int64(
+                                 (int64_t)run->limits.ready_timeout_ms));
+  put(o, "client_timeout_ms", json_object_new_int64(
+                                  (int64_t)run->limits.client_timeout_ms));
+  put(o, "exit_timeout_ms", json_object_new_int64(
+                                (int64_t)run->limits.exit_timeout_ms));
+  put(o, "kill_grace_ms", json_object_new_int64(
+                              (int64_t)run->limits.kill_grace_ms));
+  put(o, "memory_sampling_interval_ms",
+      json_object_new_int64((int64_t)run->limits.tick_ms));
+  put(o, "stderr_kept_bytes", json_object_new_int64(
+                                  (int64_t)run->limits.stderr_limit));
+  put(doc, "settings", o);
+
+  o = json_object_new_object();
+  put(o, "peak_rss", json_object_new_string(platform_peak_rss_method()));
+  put(o, "sampled_rss", json_object_new_string(platform_sampled_rss_method()));
+  put(o, "cpu", json_object_new_string(
+                    "user and system CPU time of the reaped child, from the "
+                    "OS (wait4 rusage on Linux and macOS, process times on "
+                    "Windows)"));
+  put(o, "elapsed", json_object_new_string(
+                        "the client's own monotonic clock over the measured "
+                        "round trips only"));
+  put(doc, "methods", o);
+
+  lanes = json_object_new_object();
+  for (int l = 0; l < run->nlanes; l++) {
+    const struct evidence_lane *lane = &run->lanes[l];
+    json_object *lo = json_object_new_object(), *samples;
+    put(lo, "client_runtime", json_object_new_string(lane->client_runtime));
+    put(lo, "server_runtime", json_object_new_string(lane->server_runtime));
+    put(lo, "unavailable_reason", lane->unavailable_reason
+                                      ? text(&s, lane->unavailable_reason)
+                                      : NULL);
+    put(lo, "summary", lane_summary_json(lane));
+    samples = json_object_new_array();
+    for (int i = 0; i < lane->nsamples; i++)
+      json_object_array_add(samples,
+                            sample_json(run, lane, &lane->samples[i], &s));
+    put(lo, "samples", samples);
+    put(lanes, lane->name, lo);
+  }
+  put(doc, "lanes", lanes);
+
+  evidence_cleanliness(run, &cl);
+  o = json_object_new_object();
+  put(o, "pairs_started", json_object_new_int(cl.pairs_started));
+  put(o, "natural_exits", json_object_new_int(cl.natural_exits));
+  put(o, "processes_left", json_object_new_int(cl.processes_left));
+  put(o, "sockets_left", json_object_new_int(cl.sockets_left));
+  put(o, "forced_terminations", json_object_new_int(cl.forced_terminations));
+  put(o, "temp_entries_left", json_object_new_int(cl.temp_entries_left));
+  put(doc, "cleanliness", o);
+  return doc;
+}
+
+int evidence_write(const struct evidence_run *run, const char *path,
+                   char *err, size_t errlen)
+{
+  json_object *doc = document(run);
+  const char *body = json_object_to_json_string_ext(
+      doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+               JSON_C_TO_STRING_NOSLASHESCAPE);
+  char tmp[4200];
+  FILE *f;
+  int rc = 0;
+
+  snprintf(tmp, sizeof(tmp), "%s.partial", path);
+  f = fopen(tmp, "w");
+  if (f == NULL) {
+    snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
+    json_object_put(doc);
+    return -1;
+  }
+  if (fputs(body, f) < 0 || fputc('\n', f) < 0)
+    rc = -1;
+  if (fclose(f) != 0)
+    rc = -1;
+  if (rc == 0) {
+    uv_fs_t req;
+    /* uv_fs_rename replaces an existing file on every OS. */
+    rc = uv_fs_rename(NULL, &req, tmp, path, NULL);
+    uv_fs_req_cleanup(&req);
+  }
+  if (rc != 0) {
+    snprintf(err, errlen, "cannot write '%s'", path);
+    remove(tmp);
+  }
+  json_object_put(doc);
+  return rc == 0 ? 0 : -1;
+}

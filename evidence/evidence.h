@@ -1,0 +1,75 @@
+/* Evidence: the JSON document a run leaves behind, written with json-c
+ * from the plain structs the executor filled. Keyed objects, units in the
+ * field names, every raw sample, no absolute paths, user or host names. */
+#ifndef CROSSRUN_EVIDENCE_EVIDENCE_H
+#define CROSSRUN_EVIDENCE_EVIDENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platforms/platform.h"
+#include "protocol/codec.h"
+#include "runner/sample.h"
+
+#define EVIDENCE_SCHEMA_VERSION 1
+
+struct evidence_sample {
+  int round;       /* 1-based */
+  int order;       /* position in its round's shuffled order, 1-based */
+  struct sample_result result;
+};
+
+struct evidence_lane {
+  const char *name;
+  const char *client_runtime;
+  const char *server_runtime;
+  const char *unavailable_reason; /* non-NULL: the lane could not run */
+  struct evidence_sample *samples;
+  int nsamples;
+};
+
+struct evidence_run {
+  const char *tool_version;
+  const char *mode;           /* "quick", "full" */
+  int performance_claims;
+  int complete;               /* 0 while running or when interrupted */
+  const char *incomplete_reason;
+  const char *workload_name;
+  struct proto_workload workload;
+  int samples_per_lane;
+  uint64_t seed;
+  const char *host;
+  struct sample_limits limits;
+  struct platform_machine machine;
+  char started_at[32];        /* UTC, ISO 8601 */
+  const char *root;           /* stripped from every path written */
+  const char *crossrun_path;  /* how the runner was invoked, for reproduce */
+  struct evidence_lane *lanes;
+  int nlanes;
+};
+
+/* Counts a run must report; all but pairs and natural exits must be 0. */
+struct evidence_cleanliness {
+  int pairs_started;
+  int natural_exits;        /* samples whose two peers exited by themselves */
+  int processes_left;
+  int sockets_left;         /* ports that could not be bound again */
+  int forced_terminations;  /* peers the runner had to signal */
+  int temp_entries_left;
+};
+
+void evidence_cleanliness(const struct evidence_run *run,
+                          struct evidence_cleanliness *c);
+
+/* Writes the whole document to path, atomically (a temporary file in the
+ * same folder, then a rename), so a reader never sees half a file. Returns
+ * 0 or -1 with a message. */
+int evidence_write(const struct evidence_run *run, const char *path,
+                   char *err, size_t errlen);
+
+/* The command line that reproduces one sample, relative to the root. */
+void evidence_reproduce(const struct evidence_run *run,
+                        const struct evidence_lane *lane, char *out,
+                        size_t outlen);
+
+#endif

@@ -1,0 +1,78 @@
+#include "evidence/sanitize.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <uv.h>
+
+void sanitize_add(struct sanitize *s, const char *from, const char *to)
+{
+  size_t len = from ? strlen(from) : 0;
+  int at;
+
+  /* One- and two-letter names would mangle ordinary words. */
+  if (len < 3 || len >= sizeof(s->rules[0].from) ||
+      s->nrules >= SANITIZE_MAX_RULES)
+    return;
+  for (int i = 0; i < s->nrules; i++)
+    if (strcmp(s->rules[i].from, from) == 0)
+      return;
+  /* Keep longest first so "/home/ann/repo" wins over "/home/ann". */
+  for (at = s->nrules; at > 0 && strlen(s->rules[at - 1].from) < len; at--)
+    s->rules[at] = s->rules[at - 1];
+  snprintf(s->rules[at].from, sizeof(s->rules[at].from), "%s", from);
+  s->rules[at].to = to;
+  s->nrules++;
+}
+
+void sanitize_init(struct sanitize *s, const char *root)
+{
+  char buf[4096];
+  size_t len;
+  uv_passwd_t pw;
+
+  memset(s, 0, sizeof(*s));
+  sanitize_add(s, root, ".");
+  len = sizeof(buf);
+  if (uv_os_homedir(buf, &len) == 0)
+    sanitize_add(s, buf, "~");
+  len = sizeof(buf);
+  if (uv_os_tmpdir(buf, &len) == 0)
+    sanitize_add(s, buf, "$TMP");
+  len = sizeof(buf);
+  if (uv_os_gethostname(buf, &len) == 0)
+    sanitize_add(s, buf, "<host>");
+  if (uv_os_get_passwd(&pw) == 0) {
+    sanitize_add(s, pw.username, "<user>");
+    uv_os_free_passwd(&pw);
+  }
+}
+
+char *sanitize_text(const struct sanitize *s, const char *in, char *out,
+                    size_t outlen)
+{
+  size_t n = 0;
+
+  if (outlen == 0)
+    return out;
+  while (*in != '\0' && n + 1 < outlen) {
+    int hit = 0;
+    for (int i = 0; i < s->nrules; i++) {
+      size_t flen = strlen(s->rules[i].from);
+      if (strncmp(in, s->rules[i].from, flen) == 0) {
+        size_t tlen = strlen(s->rules[i].to);
+        if (n + tlen >= outlen)
+          tlen = outlen - n - 1;
+        memcpy(out + n, s->rules[i].to, tlen);
+        n += tlen;
+        in += flen;
+        hit = 1;
+        break;
+      }
+    }
+    if (!hit)
+      out[n++] = *in++;
+  }
+  out[n] = '\0';
+  return out;
+}

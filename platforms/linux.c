@@ -1,0 +1,449 @@
+/* Linux implementation of platforms/platform.h.
+ *
+ * Peak memory. A child's ru_maxrss is not its own peak: the kernel folds
+ * the high-water mark of the address space that exec replaces into the
+ * new image's figure (exec_mmap -> setmax_mm_hiwater_rss), and with
+ * posix_spawn (CLONE_VM|CLONE_VFORK) that address space is the
+ * coordinator's. So ru_maxrss = max(coordinator's peak at spawn, peer's
+ * peak). When it exceeds the coordinator's peak it is the peer's exact
+ * lifetime peak; otherwise the only figure that belongs to the peer is
+ * VmHWM from /proc/PID/status (peak since exec), read while it lives.
+ *
+ * Escaped descendants. The coordinator is a child subreaper
+ * (PR_SET_CHILD_SUBREAPER), so a grandchild that left its group with
+ * setsid() is reparented to the coordinator when its parent dies, and is
+ * found by scanning /proc for processes whose parent is the coordinator. */
+#include "platforms/platform.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <arpa/inet.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define MAX_ENV 4096
+
+static void set_err(char *err, size_t errlen, const char *fmt, const char *a,
+                    int e)
+{
+  if (err == NULL || errlen == 0)
+    return;
+  snprintf(err, errlen, fmt, a, strerror(e));
+}
+
+int platform_init(char *err, size_t errlen)
+{
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
+    set_err(err, errlen, "cannot become a child subreaper%s: %s", "", errno);
+    return -errno;
+  }
+  return 0;
+}
+
+/* Reads "Key:   123 kB" from /proc/PID/status. Returns bytes or -1. */
+static int64_t status_field_bytes(long pid, const char *key)
+{
+  char path[64], line[256];
+  size_t klen = strlen(key);
+  int64_t value = -1;
+  FILE *f;
+
+  if (pid > 0)
+    snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+  else
+    snprintf(path, sizeof(path), "/proc/self/status");
+  f = fopen(path, "re");
+  if (f == NULL)
+    return -1;
+  while (fgets(line, sizeof(line), f) != NULL) {
+    if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+      long long kb = 0;
+      if (sscanf(line + klen + 1, "%lld", &kb) == 1)
+        value = (int64_t)kb * 1024;
+      break;
+    }
+  }
+  fclose(f);
+  return value;
+}
+
+const char *platform_signal_name(int sig)
+{
+  static char buf[32];
+  const char *abbrev = sigabbrev_np(sig);
+  if (abbrev != NULL)
+    snprintf(buf, sizeof(buf), "SIG%s", abbrev);
+  else
+    snprintf(buf, sizeof(buf), "signal %d", sig);
+  return buf;
+}
+
+int64_t platform_self_peak_rss_bytes(void)
+{
+  return status_field_bytes(0, "VmHWM");
+}
+
+/* Builds the child's environment: the coordinator's, minus names that
+ * opts->env overrides, plus opts->env. Pointers only; nothing copied. */
+static int build_env(const char *const *extra, const char **out, size_t cap)
+{
+  size_t n = 0;
+  for (char **e = environ; *e != NULL; e++) {
+    int overridden = 0;
+    const char *eq = strchr(*e, '=');
+    size_t nlen = eq ? (size_t)(eq - *e) : strlen(*e);
+    for (const char *const *x = extra; x && *x; x++) {
+      if (strncmp(*x, *e, nlen) == 0 && (*x)[nlen] == '=') {
+        overridden = 1;
+        break;
+      }
+    }
+    if (overridden)
+      continue;
+    if (n + 1 >= cap)
+      return -E2BIG;
+    out[n++] = *e;
+  }
+  for (const char *const *x = extra; x && *x; x++) {
+    if (n + 1 >= cap)
+      return -E2BIG;
+    out[n++] = *x;
+  }
+  out[n] = NULL;
+  return 0;
+}
+
+int platform_spawn(const struct platform_spawn_opts *opts,
+                   struct platform_proc *proc, char *err, size_t errlen)
+{
+  const char *envp[MAX_ENV];
+  int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t attr;
+  sigset_t none, defaults;
+  pid_t pid;
+  int rc;
+
+  memset(proc, 0, sizeof(*proc));
+  proc->pid = -1;
+  proc->stdout_fd = proc->stderr_fd = -1;
+  if (build_env(opts->env, envp, MAX_ENV) != 0) {
+    set_err(err, errlen, "environment too large%s: %s", "", E2BIG);
+    return -E2BIG;
+  }
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+    rc = -errno;
+    set_err(err, errlen, "cannot create pipes%s: %s", "", errno);
+    goto fail_pipes;
+  }
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
+  posix_spawnattr_init(&attr);
+  /* Own process group (pgid = pid), default signal dispositions and an
+   * empty mask: the peer must not inherit libuv's or the runner's. */
+  sigemptyset(&none);
+  sigfillset(&defaults);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
+                                      POSIX_SPAWN_SETSIGMASK |
+                                      POSIX_SPAWN_SETSIGDEF);
+  proc->spawner_peak_rss_bytes = platform_self_peak_rss_bytes();
+  rc = posix_spawn(&pid, opts->argv[0], &fa, &attr, (char *const *)opts->argv,
+                   (char *const *)envp);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  if (rc != 0) {
+    set_err(err, errlen, "cannot start '%s': %s", opts->argv[0], rc);
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    return -rc;
+  }
+  fcntl(out_pipe[0], F_SETFL, fcntl(out_pipe[0], F_GETFL) | O_NONBLOCK);
+  fcntl(err_pipe[0], F_SETFL, fcntl(err_pipe[0], F_GETFL) | O_NONBLOCK);
+  proc->pid = pid;
+  proc->group = pid;
+  proc->stdout_fd = out_pipe[0];
+  proc->stderr_fd = err_pipe[0];
+  return 0;
+
+fail_pipes:
+  for (int i = 0; i < 2; i++) {
+    if (out_pipe[i] >= 0)
+      close(out_pipe[i]);
+    if (err_pipe[i] >= 0)
+      close(err_pipe[i]);
+  }
+  return rc;
+}
+
+static int64_t timeval_ns(struct timeval tv)
+{
+  return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
+}
+
+int platform_try_reap(struct platform_proc *proc, struct platform_exit *ex,
+                      char *err, size_t errlen)
+{
+  struct rusage ru;
+  int status = 0;
+  pid_t r;
+
+  do
+    r = wait4((pid_t)proc->pid, &status, WNOHANG, &ru);
+  while (r < 0 && errno == EINTR);
+  if (r == 0)
+    return 0;
+  if (r < 0) {
+    set_err(err, errlen, "cannot reap peer%s: %s", "", errno);
+    return -errno;
+  }
+  memset(ex, 0, sizeof(*ex));
+  if (WIFEXITED(status)) {
+    ex->exited = 1;
+    ex->exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    ex->signal = WTERMSIG(status);
+  }
+  ex->user_cpu_ns = timeval_ns(ru.ru_utime);
+  ex->system_cpu_ns = timeval_ns(ru.ru_stime);
+  ex->os_peak_rss_bytes = (int64_t)ru.ru_maxrss * 1024;
+  ex->exact_peak_rss_bytes =
+      (proc->spawner_peak_rss_bytes >= 0 &&
+       ex->os_peak_rss_bytes > proc->spawner_peak_rss_bytes)
+          ? ex->os_peak_rss_bytes
+          : -1;
+  return 1;
+}
+
+int platform_sample_memory(const struct platform_proc *proc,
+                           struct platform_memory *mem)
+{
+  mem->rss_bytes = status_field_bytes(proc->pid, "VmRSS");
+  mem->peak_rss_bytes = status_field_bytes(proc->pid, "VmHWM");
+  /* A zombie has no address space left: no Vm lines. */
+  return mem->peak_rss_bytes < 0 ? -1 : 0;
+}
+
+int platform_terminate(const struct platform_proc *proc, int force)
+{
+  if (proc->group <= 0)
+    return -EINVAL;
+  if (kill(-(pid_t)proc->group, force ? SIGKILL : SIGTERM) != 0 &&
+      errno != ESRCH)
+    return -errno;
+  return 0;
+}
+
+/* Parses /proc/PID/stat: the name sits in parentheses and may itself hold
+ * spaces or parentheses, so the fields are read after the last ')'. */
+static int read_stat(long pid, char *name, size_t namelen, char *state,
+                     long *ppid, long *pgrp)
+{
+  char path[64], buf[1024];
+  char *lp, *rp;
+  ssize_t n;
+  int fd;
+
+  snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+  fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  n = read(fd, buf, sizeof(buf) - 1);
+  close(fd);
+  if (n <= 0)
+    return -1;
+  buf[n] = '\0';
+  lp = strchr(buf, '(');
+  rp = strrchr(buf, ')');
+  if (lp == NULL || rp == NULL || rp < lp)
+    return -1;
+  snprintf(name, namelen, "%.*s", (int)(rp - lp - 1), lp + 1);
+  if (sscanf(rp + 1, " %c %ld %ld", state, ppid, pgrp) != 3)
+    return -1;
+  return 0;
+}
+
+static void reap_quietly(pid_t pid)
+{
+  struct timespec step = {0, 1000000};
+  for (int i = 0; i < 2000; i++) {
+    pid_t r = waitpid(pid, NULL, WNOHANG);
+    if (r != 0)
+      return; /* reaped, or not our child (ECHILD) */
+    nanosleep(&step, NULL);
+  }
+}
+
+int platform_collect_orphans(const long *groups, int ngroups,
+                             struct platform_orphans *out, char *err,
+                             size_t errlen)
+{
+  long self = (long)getpid();
+  struct dirent *de;
+  DIR *proc_dir;
+
+  memset(out, 0, sizeof(*out));
+  proc_dir = opendir("/proc");
+  if (proc_dir == NULL) {
+    set_err(err, errlen, "cannot scan /proc%s: %s", "", errno);
+    return -errno;
+  }
+  while ((de = readdir(proc_dir)) != NULL) {
+    char name[32], state;
+    long pid, ppid, pgrp;
+    int ours = 0;
+    char *end;
+
+    pid = strtol(de->d_name, &end, 10);
+    if (*end != '\0' || pid <= 0 || pid == self)
+      continue;
+    if (read_stat(pid, name, sizeof(name), &state, &ppid, &pgrp) != 0)
+      continue;
+    for (int i = 0; i < ngroups; i++)
+      if (groups[i] > 0 && pgrp == groups[i])
+        ours = 1;
+    if (ppid == self)
+      ours = 1;
+    if (!ours)
+      continue;
+    if (state == 'Z') {
+      /* Dead already: nothing is left running, only the entry to reap. */
+      if (ppid == self)
+        reap_quietly((pid_t)pid);
+      continue;
+    }
+    if (out->count < PLATFORM_MAX_ORPHANS) {
+      out->list[out->count].pid = pid;
+      snprintf(out->list[out->count].name, sizeof(out->list[0].name), "%s",
+               name);
+    }
+    out->count++;
+    kill((pid_t)pid, SIGKILL);
+    if (ppid == self)
+      reap_quietly((pid_t)pid);
+  }
+  closedir(proc_dir);
+  return 0;
+}
+
+void platform_proc_release(struct platform_proc *proc)
+{
+  proc->os = NULL;
+}
+
+int platform_port_free(const char *host, int port, char *err, size_t errlen)
+{
+  struct sockaddr_storage addr;
+  socklen_t addrlen;
+  int fd, rc;
+
+  memset(&addr, 0, sizeof(addr));
+  if (inet_pton(AF_INET, host, &((struct sockaddr_in *)&addr)->sin_addr) ==
+      1) {
+    struct sockaddr_in *a4 = (struct sockaddr_in *)&addr;
+    a4->sin_family = AF_INET;
+    a4->sin_port = htons((uint16_t)port);
+    addrlen = sizeof(*a4);
+  } else if (inet_pton(AF_INET6, host,
+                       &((struct sockaddr_in6 *)&addr)->sin6_addr) == 1) {
+    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&addr;
+    a6->sin6_family = AF_INET6;
+    a6->sin6_port = htons((uint16_t)port);
+    addrlen = sizeof(*a6);
+  } else {
+    snprintf(err, errlen, "'%s' is not a numeric address", host);
+    return -EINVAL;
+  }
+  fd = socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    set_err(err, errlen, "cannot create a socket%s: %s", "", errno);
+    return -errno;
+  }
+  /* No SO_REUSEADDR on purpose: a socket left listening, connected or in
+   * TIME_WAIT on the port makes this fail, which is what is checked. */
+  rc = bind(fd, (struct sockaddr *)&addr, addrlen);
+  if (rc != 0) {
+    int e = errno;
+    close(fd);
+    snprintf(err, errlen, "port %d cannot be bound again: %s", port,
+             strerror(e));
+    return e == EADDRINUSE ? 0 : -e;
+  }
+  close(fd);
+  return 1;
+}
+
+static void read_cpu_model(char *out, size_t len)
+{
+  char line[512];
+  FILE *f = fopen("/proc/cpuinfo", "re");
+
+  snprintf(out, len, "unknown");
+  if (f == NULL)
+    return;
+  while (fgets(line, sizeof(line), f) != NULL) {
+    /* x86 says "model name", arm64 may only say "CPU part". */
+    if (strncmp(line, "model name", 10) == 0 ||
+        strncmp(line, "Model", 5) == 0) {
+      char *colon = strchr(line, ':');
+      if (colon != NULL) {
+        colon++;
+        while (*colon == ' ' || *colon == '\t')
+          colon++;
+        colon[strcspn(colon, "\n")] = '\0';
+        snprintf(out, len, "%s", colon);
+        break;
+      }
+    }
+  }
+  fclose(f);
+}
+
+void platform_machine_describe(struct platform_machine *m)
+{
+  struct utsname u;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+
+  memset(m, 0, sizeof(*m));
+  snprintf(m->os, sizeof(m->os), "linux");
+  if (uname(&u) == 0) {
+    snprintf(m->arch, sizeof(m->arch), "%.31s", u.machine);
+    snprintf(m->kernel, sizeof(m->kernel), "%.95s", u.release);
+  }
+  read_cpu_model(m->cpu_model, sizeof(m->cpu_model));
+  m->logical_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  m->memory_bytes = (pages > 0 && page > 0) ? (int64_t)pages * page : -1;
+}
+
+const char *platform_peak_rss_method(void)
+{
+  return "linux: wait4 ru_maxrss when it exceeds the coordinator's own peak "
+         "at spawn (then it is the peer's exact lifetime peak), otherwise "
+         "the last VmHWM read from /proc/PID/status while the peer lived";
+}
+
+const char *platform_sampled_rss_method(void)
+{
+  return "linux: maximum of VmRSS read from /proc/PID/status on the "
+         "runner's sampling timer";
+}

@@ -1,0 +1,135 @@
+/* Everything crossrun asks of the operating system, behind one header.
+ * One implementation per OS: platforms/linux.c, macos.c, windows.c; the
+ * Makefile picks one. This layer measures and acts; it holds no policy
+ * (timeouts and what counts as a failure belong to runner/).
+ *
+ * Functions that can fail return 0 or a negative error code and write a
+ * one-line message into err (errlen bytes, always NUL-terminated). */
+#ifndef CROSSRUN_PLATFORMS_PLATFORM_H
+#define CROSSRUN_PLATFORMS_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PLATFORM_MAX_ORPHANS 16
+
+/* What a peer is started with. argv[0] is the program's path; env holds
+ * "NAME=value" entries that are added to (or replace) the coordinator's
+ * environment; both NULL-terminated. */
+struct platform_spawn_opts {
+  const char *const *argv;
+  const char *const *env;
+};
+
+/* A started peer. stdout_fd and stderr_fd are the coordinator's
+ * non-blocking, close-on-exec read ends of the peer's stdout and stderr;
+ * the caller owns them (hand them to uv_pipe_open, or close them). */
+struct platform_proc {
+  long pid;
+  long group;
+  int stdout_fd;
+  int stderr_fd;
+  /* The coordinator's own peak RSS just before the spawn: on Linux a
+   * child's ru_maxrss cannot be told apart from it (see linux.c). */
+  int64_t spawner_peak_rss_bytes;
+  void *os; /* OS-specific state (a process handle on Windows). */
+};
+
+/* How a reaped peer ended and what the OS says it cost. Figures the OS
+ * does not give are -1. */
+struct platform_exit {
+  int exited;    /* 1 when it exited by itself; exit_code is then valid */
+  int exit_code;
+  int signal;    /* the signal that ended it, or 0 */
+  int64_t user_cpu_ns;
+  int64_t system_cpu_ns;
+  /* The OS's lifetime peak for the child (ru_maxrss in bytes, Windows'
+   * peak working set), as reported, before any interpretation. */
+  int64_t os_peak_rss_bytes;
+  /* The peer's own exact peak when the OS's figure is known to be the
+   * peer's alone, else -1 (the caller then uses the sampled peak). */
+  int64_t exact_peak_rss_bytes;
+};
+
+/* A reading of a live peer's memory. -1 where the OS does not tell. */
+struct platform_memory {
+  int64_t rss_bytes;
+  int64_t peak_rss_bytes; /* peak since exec (Linux VmHWM) */
+};
+
+struct platform_orphan {
+  long pid;
+  char name[32];
+};
+
+/* Processes found alive after a sample: members of the peers' groups and
+ * descendants that escaped them. They have been killed and reaped. */
+struct platform_orphans {
+  int count;
+  struct platform_orphan list[PLATFORM_MAX_ORPHANS];
+};
+
+struct platform_machine {
+  char os[32];
+  char arch[32];
+  char kernel[96];
+  char cpu_model[128];
+  int logical_cpus;
+  int64_t memory_bytes;
+};
+
+/* Prepares the coordinator: on Linux it becomes a child subreaper so that
+ * descendants escaping with setsid() are reparented to it and can be
+ * found. Call once before any spawn. */
+int platform_init(char *err, size_t errlen);
+
+/* Starts a peer in its own process group with stdin on the null device
+ * and stdout/stderr on pipes. */
+int platform_spawn(const struct platform_spawn_opts *opts,
+                   struct platform_proc *proc, char *err, size_t errlen);
+
+/* Reaps the peer if it has ended: returns 1 and fills *ex, 0 while it
+ * runs, negative on error. After 1 the pid must not be used again. */
+int platform_try_reap(struct platform_proc *proc, struct platform_exit *ex,
+                      char *err, size_t errlen);
+
+/* Reads a live peer's memory. Returns 0, or negative when it is gone. */
+int platform_sample_memory(const struct platform_proc *proc,
+                           struct platform_memory *mem);
+
+/* Asks the peer's whole group to stop (force 0: SIGTERM or the OS's
+ * gentle equivalent; force 1: SIGKILL). Returns 0 or negative. */
+int platform_terminate(const struct platform_proc *proc, int force);
+
+/* Finds every process still alive in the given peers' groups or reparented
+ * to the coordinator, kills and reaps them, and
+ * lists them in *out. Returns 0 or negative. */
+int platform_collect_orphans(const long *groups, int ngroups,
+                             struct platform_orphans *out, char *err,
+                             size_t errlen);
+
+/* Releases what platform_spawn kept (a handle on Windows). Safe to call
+ * twice. Does not close stdout_fd/stderr_fd. */
+void platform_proc_release(struct platform_proc *proc);
+
+/* 1 when host:port (a numeric IPv4 or IPv6 address) can be bound right
+ * now without address reuse, 0 when it cannot (reason in err), negative
+ * on error. */
+int platform_port_free(const char *host, int port, char *err, size_t errlen);
+
+/* A signal's name ("SIGSEGV"), or "signal N". Static or thread-local
+ * storage. */
+const char *platform_signal_name(int sig);
+
+/* The coordinator's own peak RSS in bytes, or -1. */
+int64_t platform_self_peak_rss_bytes(void);
+
+/* Describes the machine (no host or user names). */
+void platform_machine_describe(struct platform_machine *m);
+
+/* How this platform obtains each memory figure, for the evidence. Static
+ * strings. */
+const char *platform_peak_rss_method(void);
+const char *platform_sampled_rss_method(void);
+
+#endif

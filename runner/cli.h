@@ -1,0 +1,43 @@
+/* The command line of `crossrun quick` and `crossrun run`. */
+#ifndef CROSSRUN_RUNNER_CLI_H
+#define CROSSRUN_RUNNER_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "protocol/codec.h"
+#include "runner/sample.h"
+
+enum cli_command { CLI_NONE, CLI_QUICK, CLI_RUN };
+
+struct cli_options {
+  enum cli_command command;
+  int help;    /* --help was given: print usage, do nothing else */
+  int version; /* --version */
+  const char *lanes;
+  int samples;
+  const char *out;
+  struct proto_workload workload;
+  uint64_t seed;
+  int seed_given;
+  struct sample_limits limits;
+  const char *host;
+  int allow_non_loopback;
+  int progress; /* -1: when stderr is a terminal */
+};
+
+/* The default workload of each command (SPEC.md's "quick" and "full"). */
+void cli_defaults(enum cli_command cmd, struct cli_options *o);
+
+/* Parses argv (argv[0] is the program). Returns 0, or -1 with a one-line
+ * message in err (the caller exits 2). Strings point into argv. */
+int cli_parse(int argc, char **argv, struct cli_options *o, char *err,
+              size_t errlen);
+
+/* Prints the usage of cmd (CLI_NONE: the overview). */
+void cli_usage(enum cli_command cmd, FILE *f);
+
+const char *cli_command_name(enum cli_command cmd);
+
+#endif

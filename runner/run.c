@@ -1,0 +1,236 @@
+#include "runner/run.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <uv.h>
+
+#include "evidence/evidence.h"
+#include "evidence/stats.h"
+#include "runner/summary.h"
+
+#define TOOL_VERSION "0.1.0"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+  stop_signal = sig;
+}
+
+/* splitmix64: a small, well-known generator, so the shuffle of a recorded
+ * seed is reproducible on every platform. */
+static uint64_t next_random(uint64_t *state)
+{
+  uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+  z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+  return z ^ (z >> 31);
+}
+
+static void shuffle(int *v, int n, uint64_t seed, int round)
+{
+  uint64_t state = seed ^ ((uint64_t)round * UINT64_C(0xD1B54A32D192ED03));
+  for (int i = n - 1; i > 0; i--) {
+    int j = (int)(next_random(&state) % (uint64_t)(i + 1));
+    int t = v[i];
+    v[i] = v[j];
+    v[j] = t;
+  }
+}
+
+/* ISO 8601 UTC from time(): days-to-civil arithmetic (H. Hinnant's
+ * algorithm), because gmtime_r is not on every platform the runner must
+ * build on, and gmtime is not reentrant. */
+static void utc_now(char *out, size_t len)
+{
+  int64_t t = (int64_t)time(NULL), days = t / 86400, secs = t % 86400;
+  int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+  int64_t doe = z - era * 146097;
+  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  int64_t y = yoe + era * 400, doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  int64_t mp = (5 * doy + 2) / 153, d = doy - (153 * mp + 2) / 5 + 1;
+  int64_t m = mp < 10 ? mp + 3 : mp - 9;
+
+  snprintf(out, len, "%04d-%02d-%02dT%02d:%02d:%02dZ", (int)(y + (m <= 2)),
+           (int)m, (int)d, (int)(secs / 3600), (int)(secs % 3600 / 60),
+           (int)(secs % 60));
+}
+
+static void progress_line(FILE *f, const struct evidence_lane *lane,
+                          const struct evidence_sample *es, int done,
+                          int total, int samples, uint64_t started_ns)
+{
+  const struct sample_result *r = &es->result;
+  double elapsed_s = (double)(uv_hrtime() - started_ns) / 1e9;
+  double eta_s = done > 0 ? elapsed_s / done * (total - done) : 0;
+
+  fprintf(f, "[%*d/%d] %-14s round %d/%d  %-7s", total >= 100 ? 3 : 2, done,
+          total, lane->name, es->round, samples,
+          sample_status_name(r->status));
+  if (r->status == SAMPLE_PASSED && r->have_result && r->result.round_trips)
+    fprintf(f, "  %8.1f ns/rt",
+            (double)r->result.elapsed_ns / (double)r->result.round_trips);
+  else if (r->failure_reason != NULL)
+    fprintf(f, "  %s", r->failure_reason);
+  fprintf(f, "  %5.1fs  eta %dm%02ds\n", (double)r->wall_ns / 1e9,
+          (int)eta_s / 60, (int)eta_s % 60);
+  fflush(f);
+}
+
+static int select_lanes(const struct cli_options *o, const struct lanes *l,
+                        struct evidence_lane **lanes_out, struct lane **sel,
+                        FILE *errf)
+{
+  char err[512];
+  int n;
+
+  *sel = calloc(LANES_MAX, sizeof(**sel));
+  if (*sel == NULL)
+    return -1;
+  n = lanes_select(l, o->lanes, *sel, LANES_MAX, err, sizeof(err));
+  if (n < 0) {
+    fprintf(errf, "crossrun: %s\n", err);
+    return -2;
+  }
+  if (n == 0) {
+    fprintf(errf, "crossrun: no lanes to run\n");
+    return -2;
+  }
+  *lanes_out = calloc((size_t)n, sizeof(**lanes_out));
+  if (*lanes_out == NULL)
+    return -1;
+  for (int i = 0; i < n; i++) {
+    struct evidence_lane *el = &(*lanes_out)[i];
+    const struct lane *ln = &(*sel)[i];
+    el->name = ln->name;
+    el->client_runtime = ln->client->name;
+    el->server_runtime = ln->server->name;
+    if (!ln->client->available)
+      el->unavailable_reason = ln->client->why_unavailable;
+    else if (!ln->server->available)
+      el->unavailable_reason = ln->server->why_unavailable;
+    el->samples = calloc((size_t)o->samples, sizeof(*el->samples));
+    if (el->samples == NULL)
+      return -1;
+  }
+  return n;
+}
+
+int run_lanes(const struct cli_options *o, const struct lanes *l,
+              const char *crossrun_path, FILE *out, FILE *errf)
+{
+  struct evidence_run run;
+  struct evidence_lane *lanes = NULL;
+  struct lane *sel = NULL;
+  int *order = NULL, nrunnable = 0, total, done = 0, rc = RUN_EXIT_OK;
+  int progress = o->progress >= 0 ? o->progress : uv_guess_handle(2) ==
+                                                       UV_TTY;
+  void (*old_int)(int), (*old_term)(int);
+  uint64_t started_ns = uv_hrtime();
+  char err[512];
+  int n;
+
+  n = select_lanes(o, l, &lanes, &sel, errf);
+  if (n < 0) {
+    rc = n == -2 ? RUN_EXIT_USAGE : RUN_EXIT_RUNNER;
+    if (n == -1)
+      fprintf(errf, "crossrun: out of memory\n");
+    goto out;
+  }
+  order = calloc((size_t)n, sizeof(*order));
+  if (order == NULL) {
+    rc = RUN_EXIT_RUNNER;
+    goto out;
+  }
+  memset(&run, 0, sizeof(run));
+  run.tool_version = TOOL_VERSION;
+  run.mode = o->command == CLI_QUICK ? "quick" : "full";
+  run.performance_claims = o->command != CLI_QUICK;
+  run.workload_name = o->command == CLI_QUICK ? "quick" : "full";
+  run.workload = o->workload;
+  run.samples_per_lane = o->samples;
+  run.seed = o->seed_given ? o->seed : (uint64_t)time(NULL) ^ uv_hrtime();
+  run.host = o->host;
+  run.limits = o->limits;
+  run.root = l->root;
+  run.crossrun_path = crossrun_path;
+  run.lanes = lanes;
+  run.nlanes = n;
+  run.incomplete_reason = "running";
+  platform_machine_describe(&run.machine);
+  utc_now(run.started_at, sizeof(run.started_at));
+  for (int i = 0; i < n; i++)
+    if (lanes[i].unavailable_reason == NULL)
+      order[nrunnable++] = i;
+  total = nrunnable * o->samples;
+
+  stop_signal = 0;
+  old_int = signal(SIGINT, on_stop_signal);
+  old_term = signal(SIGTERM, on_stop_signal);
+  for (int round = 1; round <= o->samples && !stop_signal; round++) {
+    shuffle(order, nrunnable, run.seed, round);
+    for (int k = 0; k < nrunnable && !stop_signal; k++) {
+      struct evidence_lane *el = &lanes[order[k]];
+      const struct lane *ln = &sel[order[k]];
+      struct evidence_sample *es = &el->samples[el->nsamples];
+      struct sample_spec spec = {
+          el->name,
+          (const char *const *)ln->server->server_argv,
+          (const char *const *)ln->client->client_argv,
+          o->host,
+          o->workload,
+          o->limits,
+          &stop_signal,
+      };
+      es->round = round;
+      es->order = k + 1;
+      if (sample_run(&spec, &es->result, err, sizeof(err)) != 0) {
+        fprintf(errf, "crossrun: %s: %s\n", el->name, err);
+        snprintf(es->result.message, sizeof(es->result.message), "%s", err);
+        es->result.failure_stage = "runner";
+        es->result.failure_reason = "runner_error";
+      }
+      el->nsamples++;
+      done++;
+      if (progress)
+        progress_line(errf, el, es, done, total, o->samples, started_ns);
+      if (evidence_write(&run, o->out, err, sizeof(err)) != 0) {
+        fprintf(errf, "crossrun: %s\n", err);
+        rc = RUN_EXIT_RUNNER;
+        stop_signal = SIGTERM;
+      }
+    }
+  }
+  signal(SIGINT, old_int);
+  signal(SIGTERM, old_term);
+
+  run.complete = !stop_signal;
+  run.incomplete_reason = stop_signal ? "interrupted" : NULL;
+  if (rc == RUN_EXIT_OK && evidence_write(&run, o->out, err, sizeof(err))) {
+    fprintf(errf, "crossrun: %s\n", err);
+    rc = RUN_EXIT_RUNNER;
+  }
+  summary_print(out, &run);
+  if (rc == RUN_EXIT_OK) {
+    if (stop_signal)
+      rc = RUN_EXIT_INTERRUPTED;
+    else if (!summary_all_passed(&run))
+      rc = RUN_EXIT_FAILED;
+  }
+  fprintf(out, "evidence: %s%s\n", o->out,
+          stop_signal ? " (incomplete: interrupted)" : "");
+out:
+  for (int i = 0; lanes != NULL && i < n; i++) {
+    for (int s = 0; s < lanes[i].nsamples; s++)
+      sample_result_release(&lanes[i].samples[s].result);
+    free(lanes[i].samples);
+  }
+  free(lanes);
+  free(sel);
+  free(order);
+  return rc;
+}

@@ -1,0 +1,582 @@
+/* The sample executor: starts the peers, watches them on one libuv loop
+ * (their pipes, and a timer that samples memory, reaps and enforces
+ * deadlines), then runs the after-the-fact checks. Each sample has its own
+ * loop so that nothing of one sample can leak into the next. */
+#include "runner/sample.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#include "runner/verdict.h"
+
+#define STDOUT_SERVER_LIMIT 4096
+#define STDOUT_CLIENT_LIMIT (2 * RESULT_LINE_MAX + 2)
+#define READ_CHUNK 65536
+#define PIPE_DRAIN_GRACE_NS (200 * 1000000ull)
+#define PORT_ATTEMPTS 20
+
+struct sample_exec;
+
+struct peer {
+  struct sample_exec *x;
+  struct peer_report *rep;
+  struct capture out; /* stdout */
+  struct platform_proc proc;
+  int running;
+  uv_pipe_t out_pipe, err_pipe;
+  int out_open, err_open;
+  uint64_t started_ns;
+  uint64_t deadline_ns;      /* READY (server) or exit (client) */
+  uint64_t exit_deadline_ns; /* server: exit after the client ended */
+  int term_stage;       /* 0 none, 1 SIGTERM sent, 2 SIGKILL sent */
+  uint64_t term_next_ns;
+};
+
+struct sample_exec {
+  uv_loop_t loop;
+  uv_timer_t tick;
+  const struct sample_spec *spec;
+  struct sample_result *res;
+  struct peer server, client;
+  struct tempdir tmp;
+  const char *env[4];
+  char env_buf[3][TEMPDIR_PATH_MAX + 8];
+  char num[5][32];
+  char endpoint[96];
+  int ready;        /* READY parsed */
+  int ready_failed; /* no READY: the reason is in ready_msg */
+  char ready_msg[256];
+  int interrupted;
+  int spawn_failed;
+  char spawn_msg[256];
+  uint64_t start_ns;
+  uint64_t all_reaped_ns;
+  char chunk[READ_CHUNK];
+};
+
+static uint64_t ms_ns(uint64_t ms)
+{
+  return ms * 1000000ull;
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+  struct peer *p = h->data;
+  buf->base = p->x->chunk;
+  buf->len = sizeof(p->x->chunk);
+}
+
+static void close_pipe(uv_pipe_t *pipe, int *open)
+{
+  if (*open) {
+    *open = 0;
+    uv_close((uv_handle_t *)pipe, NULL);
+  }
+}
+
+static void parse_ready(struct sample_exec *x)
+{
+  struct peer *s = &x->server;
+  char line[128];
+  char *end;
+  long port;
+
+  if (x->ready || x->ready_failed)
+    return;
+  if (memchr(s->out.buf, '\n', s->out.head_len) == NULL) {
+    if (s->out.head_len >= s->out.limit / 2) {
+      x->ready_failed = 1;
+      snprintf(x->ready_msg, sizeof(x->ready_msg),
+               "server printed %zu bytes without a READY line",
+               s->out.head_len);
+    }
+    return;
+  }
+  capture_first_line(&s->out, line, sizeof(line));
+  if (strncmp(line, "READY ", 6) == 0) {
+    errno = 0;
+    port = strtol(line + 6, &end, 10);
+    if (errno == 0 && *end == '\0' && end != line + 6 && port > 0 &&
+        port < 65536) {
+      x->ready = 1;
+      x->res->port = (int)port;
+      x->res->ready_ns = uv_hrtime() - s->started_ns;
+      return;
+    }
+  }
+  x->ready_failed = 1;
+  snprintf(x->ready_msg, sizeof(x->ready_msg),
+           "server printed '%.60s' instead of 'READY <port>'", line);
+}
+
+static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
+{
+  struct peer *p = stream->data;
+  int is_out = stream == (uv_stream_t *)&p->out_pipe;
+
+  if (n > 0) {
+    if (is_out) {
+      capture_append(&p->out, buf->base, (size_t)n);
+      p->rep->stdout_bytes += (uint64_t)n;
+      if (p == &p->x->server)
+        parse_ready(p->x);
+    } else {
+      capture_append(&p->rep->err, buf->base, (size_t)n);
+    }
+    return;
+  }
+  if (n < 0)
+    close_pipe((uv_pipe_t *)stream, is_out ? &p->out_open : &p->err_open);
+}
+
+static int open_pipe(struct sample_exec *x, struct peer *p, uv_pipe_t *pipe,
+                     int fd, int *open)
+{
+  int rc = uv_pipe_init(&x->loop, pipe, 0);
+  if (rc == 0)
+    rc = uv_pipe_open(pipe, fd);
+  if (rc != 0) {
+    if (uv_is_active((uv_handle_t *)pipe) || pipe->loop == &x->loop)
+      uv_close((uv_handle_t *)pipe, NULL);
+    return rc;
+  }
+  pipe->data = p;
+  *open = 1;
+  return uv_read_start((uv_stream_t *)pipe, on_alloc, on_read);
+}
+
+static void record_argv(struct peer_report *rep, const char *const *argv)
+{
+  rep->argc = 0;
+  for (int i = 0; argv[i] != NULL && i < SAMPLE_ARGV_MAX; i++) {
+    snprintf(rep->argv[i], sizeof(rep->argv[i]), "%s", argv[i]);
+    rep->argc++;
+  }
+}
+
+static int start_peer(struct sample_exec *x, struct peer *p,
+                      const char *const *argv)
+{
+  struct platform_spawn_opts opts = {argv, x->env};
+  char err[256];
+  int rc;
+
+  record_argv(p->rep, argv);
+  rc = platform_spawn(&opts, &p->proc, err, sizeof(err));
+  if (rc != 0) {
+    x->spawn_failed = 1;
+    snprintf(x->spawn_msg, sizeof(x->spawn_msg), "%s", err);
+    return rc;
+  }
+  p->running = 1;
+  p->started_ns = uv_hrtime();
+  p->rep->started = 1;
+  p->rep->pid = p->proc.pid;
+  p->rep->spawner_peak_rss_bytes = p->proc.spawner_peak_rss_bytes;
+  if (open_pipe(x, p, &p->out_pipe, p->proc.stdout_fd, &p->out_open) != 0 ||
+      open_pipe(x, p, &p->err_pipe, p->proc.stderr_fd, &p->err_open) != 0) {
+    /* Without its pipes the peer cannot be judged: stop it. */
+    x->spawn_failed = 1;
+    snprintf(x->spawn_msg, sizeof(x->spawn_msg),
+             "cannot watch the output of '%s'", argv[0]);
+    platform_terminate(&p->proc, 1);
+    p->rep->forced = 1;
+    return -1;
+  }
+  return 0;
+}
+
+static int build_argv(const char *const *base, const char **out, int cap,
+                      const char *const *extra)
+{
+  int n = 0;
+  for (; base[n] != NULL; n++) {
+    if (n >= cap - 1)
+      return -1;
+    out[n] = base[n];
+  }
+  for (int i = 0; extra[i] != NULL; i++) {
+    if (n >= cap - 1)
+      return -1;
+    out[n++] = extra[i];
+  }
+  out[n] = NULL;
+  return 0;
+}
+
+static void start_client(struct sample_exec *x)
+{
+  const struct proto_workload *w = &x->spec->workload;
+  const char *argv[SAMPLE_ARGV_MAX];
+
+  snprintf(x->endpoint, sizeof(x->endpoint), "%s:%d", x->spec->host,
+           x->res->port);
+  snprintf(x->num[0], sizeof(x->num[0]), "%" PRIu64, w->warmup);
+  snprintf(x->num[1], sizeof(x->num[1]), "%" PRIu64, w->round_trips);
+  snprintf(x->num[2], sizeof(x->num[2]), "%" PRIu32, w->payload_bytes);
+  snprintf(x->num[3], sizeof(x->num[3]), "%" PRIu32, w->max_in_flight);
+  const char *extra[] = {"--connect",       x->endpoint, "--warmup",
+                         x->num[0],         "--round-trips", x->num[1],
+                         "--payload-bytes", x->num[2], "--max-in-flight",
+                         x->num[3],         NULL};
+  if (build_argv(x->spec->client_argv, argv, SAMPLE_ARGV_MAX, extra) != 0) {
+    x->spawn_failed = 1;
+    snprintf(x->spawn_msg, sizeof(x->spawn_msg), "client argv too long");
+    return;
+  }
+  if (start_peer(x, &x->client, argv) == 0)
+    x->client.deadline_ns =
+        x->client.started_ns + ms_ns(x->spec->limits.client_timeout_ms);
+}
+
+static void terminate(struct sample_exec *x, struct peer *p, uint64_t now)
+{
+  if (!p->running || p->term_stage != 0)
+    return;
+  platform_terminate(&p->proc, 0);
+  p->rep->forced = 1;
+  p->term_stage = 1;
+  p->term_next_ns = now + ms_ns(x->spec->limits.kill_grace_ms);
+}
+
+static void escalate(struct peer *p, uint64_t now)
+{
+  if (p->running && p->term_stage == 1 && now >= p->term_next_ns) {
+    platform_terminate(&p->proc, 1);
+    p->term_stage = 2;
+  }
+}
+
+static void watch_peer(struct peer *p, uint64_t now)
+{
+  struct platform_memory mem;
+  struct platform_exit ex;
+  struct peer_report *r = p->rep;
+  char err[128];
+
+  if (!p->running)
+    return;
+  if (platform_sample_memory(&p->proc, &mem) == 0) {
+    r->memory_samples++;
+    if (mem.peak_rss_bytes > r->sampled_peak_rss_bytes)
+      r->sampled_peak_rss_bytes = mem.peak_rss_bytes;
+    if (mem.rss_bytes > r->sampled_rss_max_bytes)
+      r->sampled_rss_max_bytes = mem.rss_bytes;
+  }
+  if (platform_try_reap(&p->proc, &ex, err, sizeof(err)) != 1)
+    return;
+  p->running = 0;
+  r->reaped = 1;
+  r->wall_ns = now - p->started_ns;
+  r->exited = ex.exited;
+  r->exit_code = ex.exit_code;
+  r->signal = ex.signal;
+  r->user_cpu_ns = ex.user_cpu_ns;
+  r->system_cpu_ns = ex.system_cpu_ns;
+  r->os_peak_rss_bytes = ex.os_peak_rss_bytes;
+  if (ex.exact_peak_rss_bytes >= 0) {
+    r->peak_rss_bytes = ex.exact_peak_rss_bytes;
+    r->peak_rss_source = "os_lifetime_peak";
+  } else if (r->sampled_peak_rss_bytes >= 0) {
+    r->peak_rss_bytes = r->sampled_peak_rss_bytes;
+    r->peak_rss_source = "sampled_peak_since_exec";
+  }
+}
+
+static void finish_if_done(struct sample_exec *x, uint64_t now)
+{
+  if (x->server.running || x->client.running)
+    return;
+  if (x->all_reaped_ns == 0)
+    x->all_reaped_ns = now;
+  /* A descendant that escaped may still hold the pipes open; they are
+   * drained for a moment, then closed regardless. */
+  if ((x->server.out_open || x->server.err_open || x->client.out_open ||
+       x->client.err_open) &&
+      now - x->all_reaped_ns < PIPE_DRAIN_GRACE_NS)
+    return;
+  close_pipe(&x->server.out_pipe, &x->server.out_open);
+  close_pipe(&x->server.err_pipe, &x->server.err_open);
+  close_pipe(&x->client.out_pipe, &x->client.out_open);
+  close_pipe(&x->client.err_pipe, &x->client.err_open);
+  uv_timer_stop(&x->tick);
+  uv_close((uv_handle_t *)&x->tick, NULL);
+}
+
+static void on_tick(uv_timer_t *t)
+{
+  struct sample_exec *x = t->data;
+  struct peer *s = &x->server, *c = &x->client;
+  uint64_t now = uv_hrtime();
+
+  watch_peer(s, now);
+  watch_peer(c, now);
+  if (x->spec->stop != NULL && *x->spec->stop && !x->interrupted) {
+    x->interrupted = 1;
+    terminate(x, s, now);
+    terminate(x, c, now);
+    s->term_next_ns = c->term_next_ns = now; /* no grace: kill now */
+  }
+  if (!x->ready && !x->ready_failed) {
+    if (!s->running) {
+      x->ready_failed = 1;
+      if (s->rep->exited)
+        snprintf(x->ready_msg, sizeof(x->ready_msg),
+                 "server exited with %d before READY", s->rep->exit_code);
+      else
+        snprintf(x->ready_msg, sizeof(x->ready_msg),
+                 "server died by signal %d before READY", s->rep->signal);
+    } else if (now >= s->deadline_ns) {
+      x->ready_failed = 1;
+      s->rep->timed_out = 1;
+      snprintf(x->ready_msg, sizeof(x->ready_msg),
+               "no READY line within %" PRIu64 " ms",
+               x->spec->limits.ready_timeout_ms);
+    }
+  }
+  if (x->ready_failed || x->spawn_failed)
+    terminate(x, s, now);
+  if (x->ready && !c->rep->started && !x->spawn_failed && !x->interrupted)
+    start_client(x);
+  if (c->running && now >= c->deadline_ns) {
+    c->rep->timed_out = 1;
+    terminate(x, c, now);
+  }
+  /* The server has until exit_timeout after the client ended. */
+  if (c->rep->started && !c->running && s->running) {
+    if (s->exit_deadline_ns == 0)
+      s->exit_deadline_ns = now + ms_ns(x->spec->limits.exit_timeout_ms);
+    if (now >= s->exit_deadline_ns && s->term_stage == 0) {
+      s->rep->timed_out = 1;
+      terminate(x, s, now);
+    }
+  }
+  escalate(s, now);
+  escalate(c, now);
+  finish_if_done(x, now);
+}
+
+static void init_report(struct peer_report *r)
+{
+  memset(r, 0, sizeof(*r));
+  r->user_cpu_ns = r->system_cpu_ns = -1;
+  r->peak_rss_bytes = r->os_peak_rss_bytes = -1;
+  r->spawner_peak_rss_bytes = r->sampled_peak_rss_bytes = -1;
+  r->sampled_rss_max_bytes = -1;
+}
+
+static int check_port(struct sample_exec *x)
+{
+  struct check_outcome *c = &x->res->checks[CHECK_PORT_FREE];
+  char err[200] = "";
+  int rc = 0;
+
+  if (x->res->port <= 0)
+    return 0;
+  c->ran = 1;
+  /* The server's side of the connection may need a moment to leave
+   * LAST_ACK after the client's FIN; a socket left in TIME_WAIT or held
+   * by a process does not go away within these 100 ms. */
+  for (int i = 0; i < PORT_ATTEMPTS; i++) {
+    x->res->port_attempts = i + 1;
+    rc = platform_port_free(x->spec->host, x->res->port, err, sizeof(err));
+    if (rc != 0)
+      break;
+    uv_sleep(5);
+  }
+  c->passed = rc == 1;
+  if (rc == 1)
+    snprintf(c->reason, sizeof(c->reason), "port %d bound again",
+             x->res->port);
+  else
+    snprintf(c->reason, sizeof(c->reason), "%s", err);
+  return 0;
+}
+
+static void check_cleanup(struct sample_exec *x)
+{
+  struct sample_result *res = x->res;
+  long groups[2] = {x->server.proc.group, x->client.proc.group};
+  struct check_outcome *o = &res->checks[CHECK_NO_ORPHANS];
+  struct check_outcome *t = &res->checks[CHECK_TEMP_CLEAN];
+  char err[256];
+
+  o->ran = 1;
+  if (platform_collect_orphans(groups, 2, &res->orphans, err, sizeof(err)) !=
+      0) {
+    o->passed = 0;
+    snprintf(o->reason, sizeof(o->reason), "%s", err);
+  } else if (res->orphans.count > 0) {
+    o->passed = 0;
+    snprintf(o->reason, sizeof(o->reason),
+             "%d process(es) left alive, killed: pid %ld '%s'%s",
+             res->orphans.count, res->orphans.list[0].pid,
+             res->orphans.list[0].name, res->orphans.count > 1 ? ", ..." : "");
+  } else {
+    o->passed = 1;
+    snprintf(o->reason, sizeof(o->reason), "no process left");
+  }
+  check_port(x);
+  t->ran = 1;
+  if (tempdir_scan(&x->tmp, &res->leftovers, err, sizeof(err)) != 0) {
+    t->passed = 0;
+    snprintf(t->reason, sizeof(t->reason), "%s", err);
+  } else if (res->leftovers.count > 0) {
+    t->passed = 0;
+    snprintf(t->reason, sizeof(t->reason),
+             "%d entr%s left in the temporary directory: '%s'%s",
+             res->leftovers.count, res->leftovers.count == 1 ? "y" : "ies",
+             res->leftovers.names[0], res->leftovers.count > 1 ? ", ..." : "");
+  } else {
+    t->passed = 1;
+    snprintf(t->reason, sizeof(t->reason), "temporary directory empty");
+  }
+}
+
+static void parse_client_result(struct sample_exec *x)
+{
+  struct sample_result *res = x->res;
+  struct capture *out = &x->client.out;
+  size_t len = out->head_len;
+
+  if (!x->client.rep->reaped || capture_truncated(out)) {
+    res->have_result = 0;
+    if (capture_truncated(out))
+      snprintf(res->checks[CHECK_CLIENT_RESULT].reason,
+               sizeof(res->checks[0].reason),
+               "the client printed over %d bytes", RESULT_LINE_MAX);
+    return;
+  }
+  res->have_result = result_parse(out->buf, len, &res->result,
+                                  res->checks[CHECK_CLIENT_RESULT].reason,
+                                  sizeof(res->checks[0].reason)) == 0;
+}
+
+int sample_run(const struct sample_spec *spec, struct sample_result *res,
+               char *err, size_t errlen)
+{
+  struct sample_exec *x;
+  const char *argv[SAMPLE_ARGV_MAX];
+  char listen[96];
+  int rc;
+
+  memset(res, 0, sizeof(*res));
+  init_report(&res->server);
+  init_report(&res->client);
+  res->status = SAMPLE_ERROR;
+  x = calloc(1, sizeof(*x));
+  if (x == NULL || capture_alloc(&res->server.err, spec->limits.stderr_limit) ||
+      capture_alloc(&res->client.err, spec->limits.stderr_limit)) {
+    free(x);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  x->spec = spec;
+  x->res = res;
+  x->start_ns = uv_hrtime();
+  x->server.x = x->client.x = x;
+  x->server.rep = &res->server;
+  x->client.rep = &res->client;
+  if (capture_alloc(&x->server.out, STDOUT_SERVER_LIMIT) ||
+      capture_alloc(&x->client.out, STDOUT_CLIENT_LIMIT)) {
+    snprintf(err, errlen, "out of memory");
+    rc = -1;
+    goto out_free;
+  }
+  rc = tempdir_create(&x->tmp, err, errlen);
+  if (rc != 0)
+    goto out_free;
+  snprintf(res->temp_dir, sizeof(res->temp_dir), "%s", x->tmp.path);
+  snprintf(x->env_buf[0], sizeof(x->env_buf[0]), "TMPDIR=%s", x->tmp.path);
+  snprintf(x->env_buf[1], sizeof(x->env_buf[1]), "TEMP=%s", x->tmp.path);
+  snprintf(x->env_buf[2], sizeof(x->env_buf[2]), "TMP=%s", x->tmp.path);
+  x->env[0] = x->env_buf[0];
+  x->env[1] = x->env_buf[1];
+  x->env[2] = x->env_buf[2];
+  x->env[3] = NULL;
+
+  rc = uv_loop_init(&x->loop);
+  if (rc != 0) {
+    snprintf(err, errlen, "cannot start an event loop: %s", uv_strerror(rc));
+    goto out_temp;
+  }
+  uv_timer_init(&x->loop, &x->tick);
+  x->tick.data = x;
+
+  snprintf(listen, sizeof(listen), "%s:0", spec->host);
+  const char *extra[] = {"--listen", listen, NULL};
+  if (build_argv(spec->server_argv, argv, SAMPLE_ARGV_MAX, extra) != 0) {
+    snprintf(x->spawn_msg, sizeof(x->spawn_msg), "server argv too long");
+    x->spawn_failed = 1;
+  } else if (start_peer(x, &x->server, argv) == 0) {
+    x->server.deadline_ns =
+        x->server.started_ns + ms_ns(spec->limits.ready_timeout_ms);
+  }
+  uv_timer_start(&x->tick, on_tick, 0, spec->limits.tick_ms);
+  uv_run(&x->loop, UV_RUN_DEFAULT);
+  uv_loop_close(&x->loop);
+
+  if (res->server.started || res->client.started)
+    check_cleanup(x);
+  parse_client_result(x);
+  {
+    struct verdict_input in = {
+        x->ready, x->ready_failed, x->ready_msg, x->spawn_failed,
+        x->spawn_msg, x->interrupted, &spec->workload,
+    };
+    verdict_decide(&in, res);
+  }
+  rc = 0;
+out_temp:
+  {
+    char rm_err[256];
+    if (tempdir_remove(&x->tmp, rm_err, sizeof(rm_err)) != 0 && rc == 0 &&
+        res->status == SAMPLE_PASSED) {
+      /* Not leaving the directory behind is part of the contract. */
+      res->status = SAMPLE_ERROR;
+      snprintf(res->message, sizeof(res->message), "%s", rm_err);
+    }
+  }
+out_free:
+  res->wall_ns = uv_hrtime() - x->start_ns;
+  platform_proc_release(&x->server.proc);
+  platform_proc_release(&x->client.proc);
+  capture_release(&x->server.out);
+  capture_release(&x->client.out);
+  free(x);
+  return rc;
+}
+
+void sample_result_release(struct sample_result *res)
+{
+  capture_release(&res->server.err);
+  capture_release(&res->client.err);
+}
+
+const char *sample_check_name(enum check_id id)
+{
+  static const char *const names[CHECK_COUNT] = {
+      "server_ready", "client_exit", "server_exit", "client_result",
+      "no_orphans",   "port_free",   "temp_clean",
+  };
+  return (unsigned)id < CHECK_COUNT ? names[id] : "unknown";
+}
+
+const char *sample_status_name(enum sample_status s)
+{
+  switch (s) {
+  case SAMPLE_PASSED:
+    return "passed";
+  case SAMPLE_FAILED:
+    return "failed";
+  case SAMPLE_UNSUPPORTED:
+    return "unsupported";
+  case SAMPLE_UNAVAILABLE:
+    return "unavailable";
+  default:
+    return "error";
+  }
+}
