@@ -98,4 +98,47 @@ function peerError(buf, payloadOff, len) {
   return e;
 }
 
-module.exports = { Receiver, unexpected, peerError };
+// A bare frame parser with no session: the header checks of SPEC.md
+// section 1 and end of stream inside a frame. onFrame(buf, off, len) sees
+// every whole frame (valid only during the call).
+class FrameParser extends Receiver {
+  constructor(onFrame = () => {}) {
+    super();
+    this.onFrame = onFrame;
+  }
+
+  onData(chunk) {
+    const n = chunk.length;
+    let pos = 0;
+    if (this.accLen > 0) {
+      pos = this._continue(chunk);
+      if (this.accLen > 0) return;
+    }
+    while (n - pos >= HEADER_BYTES) {
+      const len = this._admit(chunk, pos);
+      if (n - pos < HEADER_BYTES + len) {
+        this._stash(chunk, pos, len);
+        return;
+      }
+      this.onFrame(chunk, pos, len);
+      pos += HEADER_BYTES + len;
+    }
+    if (pos < n) this._stash(chunk, pos, -1);
+  }
+
+  onEnd() {
+    const partial = this._eofPartial();
+    if (partial) throw partial;
+  }
+
+  _admit(buf, off) {
+    codec.checkHeader(buf, off);
+    return buf.readUInt32BE(off + 4);
+  }
+
+  _completeStashed(len) {
+    this.onFrame(this.acc, 0, len);
+  }
+}
+
+module.exports = { Receiver, FrameParser, unexpected, peerError };

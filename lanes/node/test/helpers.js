@@ -1,0 +1,165 @@
+'use strict';
+// Shared by the tests: the repository root, the vectors, chunkings, and
+// receivers built in the states of protocol/vectors/README.md.
+
+const fs = require('node:fs');
+const path = require('node:path');
+
+const codec = require('../lib/codec');
+const { ServerSession } = require('../lib/server');
+const { ClientSession } = require('../lib/client');
+const { FrameParser } = require('../lib/receiver');
+
+const ROOT = process.env.CROSSRUN_ROOT
+  ? path.resolve(process.env.CROSSRUN_ROOT)
+  : path.resolve(__dirname, '..', '..', '..');
+const VECTORS = path.join(ROOT, 'protocol', 'vectors');
+const LANE = path.resolve(__dirname, '..');
+
+function loadCases(file) {
+  return JSON.parse(fs.readFileSync(path.join(VECTORS, file), 'utf8')).cases;
+}
+
+function hex(s) {
+  return Buffer.from(s, 'hex');
+}
+
+function workloadOf(j) {
+  return {
+    warmup: BigInt(j.warmup),
+    roundTrips: BigInt(j.round_trips),
+    payloadBytes: j.payload_bytes,
+    maxInFlight: j.max_in_flight,
+  };
+}
+
+// A small deterministic PRNG (xorshift32) for reproducible random splits.
+function rng(seed) {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x / 4294967296;
+  };
+}
+
+// Ways to cut `buf` into reads: whole, every byte apart, fixed sizes, and
+// seeded random sizes. Each chunk is a fresh copy, as a socket read is.
+function chunkings(buf, { byteByByte = true } = {}) {
+  const out = [];
+  const cut = (label, sizes) => {
+    const chunks = [];
+    let pos = 0;
+    let i = 0;
+    while (pos < buf.length) {
+      const size = Math.max(1, sizes(i++));
+      chunks.push(Buffer.from(buf.subarray(pos, pos + size)));
+      pos += size;
+    }
+    out.push({ label, chunks });
+  };
+  cut('whole', () => buf.length);
+  if (byteByByte) cut('1-byte', () => 1);
+  for (const n of [2, 3, 7, 15, 16, 17, 41]) cut(`${n}-byte`, () => n);
+  for (const seed of [1, 2, 3]) {
+    const r = rng(seed);
+    cut(`random-${seed}`, () => 1 + Math.floor(r() * 100));
+  }
+  return out;
+}
+
+// Splits a stream of whole frames into the frames' byte ranges.
+function frameRanges(buf) {
+  const ranges = [];
+  let pos = 0;
+  while (pos < buf.length) {
+    const len = buf.readUInt32BE(pos + 4);
+    ranges.push({ start: pos, end: pos + 16 + len, type: buf[pos + 1] });
+    pos += 16 + len;
+  }
+  return ranges;
+}
+
+// A client driven as the bin drives it: after every read it sends what
+// the session allows. Returns every byte it sent.
+function pumpClient(client, sent) {
+  for (;;) {
+    const out = client.produce(256 * 1024);
+    if (out === null) return;
+    sent.push(Buffer.from(out));
+    if (client.lastPooled) client.pool.release(out);
+  }
+}
+
+// Builds a receiver in one of the states of protocol/vectors/README.md.
+// Returns { feed(chunk), end() } which throw the receiver's rejections.
+function receiverIn(state, c) {
+  if (state === 'any') {
+    const p = new FrameParser();
+    return { feed: (b) => p.onData(b), end: () => p.onEnd() };
+  }
+  const w = c.workload ? workloadOf(c.workload) : null;
+  const wlBytes = w ? codec.encodeWorkload(w) : null;
+  const total = w ? Number(w.warmup + w.roundTrips) : 0;
+  const P = w ? w.payloadBytes : 0;
+  if (state.startsWith('server_')) {
+    const s = new ServerSession();
+    if (state === 'server_expecting_request') {
+      s.onData(codec.encodeFrame(codec.T.HELLO, 0, wlBytes));
+      const seq = Number(c.sequence);
+      for (let i = 1; i < seq; i++) s.onData(codec.encodeFrame(codec.T.REQUEST, i, codec.gen(i, P)));
+    } else if (state !== 'server_expecting_hello') {
+      throw new Error(`unknown state ${state}`);
+    }
+    return { feed: (b) => s.onData(b), end: () => s.onEnd(), session: s };
+  }
+  const cl = new ClientSession(w, () => 0n);
+  const sent = [];
+  cl.hello();
+  const respond = (i) => codec.encodeFrame(codec.T.RESPONSE, i, codec.respond(codec.gen(i, P)));
+  if (state === 'client_expecting_response' || state === 'client_expecting_bye_ack') {
+    cl.onData(codec.encodeFrame(codec.T.HELLO_ACK, 0, wlBytes));
+    pumpClient(cl, sent);
+    const upto = state === 'client_expecting_bye_ack' ? total + 1 : Number(c.sequence);
+    for (let i = 1; i < upto; i++) {
+      cl.onData(respond(i));
+      pumpClient(cl, sent);
+    }
+  } else if (state !== 'client_expecting_hello_ack') {
+    throw new Error(`unknown state ${state}`);
+  }
+  return {
+    feed: (b) => {
+      cl.onData(b);
+      pumpClient(cl, sent);
+    },
+    end: () => cl.onEnd(),
+    session: cl,
+  };
+}
+
+const SESSION_STATES = [
+  'server_expecting_hello',
+  'server_expecting_request',
+  'client_expecting_hello_ack',
+  'client_expecting_response',
+  'client_expecting_bye_ack',
+];
+
+module.exports = {
+  ROOT,
+  VECTORS,
+  LANE,
+  loadCases,
+  hex,
+  workloadOf,
+  rng,
+  chunkings,
+  frameRanges,
+  pumpClient,
+  receiverIn,
+  SESSION_STATES,
+};
