@@ -156,6 +156,19 @@ static int is_loopback(const char *host)
   return -1;
 }
 
+static int takes_value(const char *flag)
+{
+  static const char *const valued[] = {
+      "--lanes",       "--out",           "--host",         "--samples",
+      "--warmup",      "--round-trips",   "--payload-bytes", "--max-in-flight",
+      "--seed",        "--ready-timeout", "--timeout",      "--exit-timeout",
+  };
+  for (size_t i = 0; i < sizeof(valued) / sizeof(valued[0]); i++)
+    if (strcmp(flag, valued[i]) == 0)
+      return 1;
+  return 0;
+}
+
 int cli_parse(int argc, char **argv, struct cli_options *o, char *err,
               size_t errlen)
 {
@@ -211,6 +224,11 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err,
       else
         o->progress = flag[2] == 'p';
       continue;
+    }
+    if (!takes_value(flag)) {
+      snprintf(err, errlen, "unknown option '%s' (see crossrun %s --help)",
+               flag, cli_command_name(cmd));
+      return -1;
     }
     if (eq)
       value = eq + 1;
