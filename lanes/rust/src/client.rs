@@ -158,6 +158,20 @@ impl Client {
         self.phase = ClientPhase::AwaitByeAck;
     }
 
+    /// End of stream with `pending` unparsed bytes: the client never
+    /// expects one, so it is always a rejection.
+    pub fn on_eof(&self, pending: usize) -> Rejection {
+        if let Err(r) = codec::eof_check(pending) {
+            return r;
+        }
+        net::unexpected_eof(match self.phase {
+            ClientPhase::AwaitHelloAck => "before HELLO_ACK",
+            ClientPhase::Running => "with responses outstanding",
+            ClientPhase::AwaitByeAck => "before BYE_ACK",
+            ClientPhase::Done => "after BYE_ACK",
+        })
+    }
+
     pub fn totals(&self) -> Totals {
         Totals {
             frames_sent: self.frames_sent,
@@ -394,14 +408,7 @@ fn read_and_process(
     rb: &mut RecvBuf,
 ) -> Result<(), Rejection> {
     match rb.read_from(stream) {
-        Ok(0) => {
-            codec::eof_check(rb.pending_len())?;
-            Err(net::unexpected_eof(match client.phase {
-                ClientPhase::AwaitHelloAck => "before HELLO_ACK",
-                ClientPhase::Running => "with requests outstanding",
-                _ => "before BYE_ACK",
-            }))
-        }
+        Ok(0) => Err(client.on_eof(rb.pending_len())),
         Ok(_) => {
             let n = client.process(rb.pending())?;
             rb.consume(n);
