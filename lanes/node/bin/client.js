@@ -21,7 +21,8 @@ function main() {
   const { connect, workload } = parseOrExit(ROLE, parseClientArgs);
   const session = new ClientSession(workload);
   const pool = session.pool;
-  const sock = net.connect({ host: connect.host, port: connect.port });
+  // Half-open allowed: after the server's end of stream an ERROR can still go out.
+  const sock = net.connect({ host: connect.host, port: connect.port, allowHalfOpen: true });
   let failed = false;
   let blocked = false;
   let connected = false;

@@ -1,0 +1,577 @@
+'use strict';
+// bin/client.js and bin/server.js as processes, through the peer contract
+// of lanes/README.md: sessions between the two, rejections against raw
+// sockets on either side, flag errors, and the C runtime when it is built.
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+
+const codec = require('../lib/codec');
+const { FrameParser } = require('../lib/receiver');
+const { ROOT, LANE } = require('./helpers');
+
+const { T } = codec;
+
+const NODE_CLIENT = [process.execPath, path.join(LANE, 'bin', 'client.js')];
+const NODE_SERVER = [process.execPath, path.join(LANE, 'bin', 'server.js')];
+const C_CLIENT = [path.join(ROOT, 'build', 'lanes', 'c', 'client')];
+const C_SERVER = [path.join(ROOT, 'build', 'lanes', 'c', 'server')];
+const HAVE_C = fs.existsSync(C_CLIENT[0]) && fs.existsSync(C_SERVER[0]);
+
+const TIMEOUT = 120000;
+
+// Runs argv with a fresh TMPDIR that must be empty again at exit, as the
+// runner gives every peer. Resolves to { code, signal, stdout, stderr }.
+function run(argv, { onStdout } = {}) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'crossrun-node-test-'));
+  const env = { ...process.env, TMPDIR: tmp, TEMP: tmp, TMP: tmp };
+  const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  child.stdout.on('data', (d) => {
+    stdout += d;
+    if (onStdout) onStdout(stdout);
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  const done = new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      const left = fs.readdirSync(tmp);
+      fs.rmSync(tmp, { recursive: true, force: true });
+      resolve({ code, signal, stdout, stderr, tmpLeft: left });
+    });
+  });
+  return { child, done };
+}
+
+// Starts a server command; resolves once READY is printed.
+async function startServer(argv) {
+  let ready;
+  const portP = new Promise((resolve) => {
+    ready = resolve;
+  });
+  const r = run([...argv, '--listen', '127.0.0.1:0'], {
+    onStdout: (out) => {
+      const m = /^READY (\d+)\n/.exec(out);
+      if (m) ready(Number(m[1]));
+    },
+  });
+  const early = r.done.then((res) => {
+    throw new Error(`server exited before READY: ${JSON.stringify(res)}`);
+  });
+  const port = await Promise.race([portP, early]);
+  early.catch(() => {});
+  return { port, done: r.done, child: r.child };
+}
+
+function clientArgs(port, w) {
+  return [
+    '--connect',
+    `127.0.0.1:${port}`,
+    '--warmup',
+    String(w.W),
+    '--round-trips',
+    String(w.N),
+    '--payload-bytes',
+    String(w.P),
+    '--max-in-flight',
+    String(w.M),
+  ];
+}
+
+function checkResult(stdout, w) {
+  const lines = stdout.split('\n');
+  assert.equal(lines.length, 2, `one line on stdout: ${JSON.stringify(stdout)}`);
+  assert.equal(lines[1], '');
+  const r = JSON.parse(lines[0]);
+  const total = w.W + w.N;
+  const bytes = 40 + total * (16 + w.P) + 48;
+  assert.equal(r.round_trips, w.N);
+  assert.equal(r.warmup_round_trips, w.W);
+  assert.equal(r.payload_bytes, w.P);
+  assert.equal(r.max_in_flight, w.M);
+  assert.equal(r.frames_sent, total + 2);
+  assert.equal(r.frames_received, total + 2);
+  assert.equal(r.bytes_sent, bytes);
+  assert.equal(r.bytes_received, bytes);
+  assert.ok(Number.isInteger(r.elapsed_ns) && r.elapsed_ns > 0, `elapsed_ns ${r.elapsed_ns}`);
+  return r;
+}
+
+async function session(clientCmd, serverCmd, w) {
+  const srv = await startServer(serverCmd);
+  const cli = await run([...clientCmd, ...clientArgs(srv.port, w)]).done;
+  const s = await srv.done;
+  assert.equal(cli.stderr, '', 'client stderr');
+  assert.equal(cli.code, 0, `client exit: ${cli.stderr}`);
+  assert.equal(s.stderr, '', 'server stderr');
+  assert.equal(s.code, 0, `server exit: ${s.stderr}`);
+  assert.equal(s.stdout, `READY ${srv.port}\n`);
+  assert.deepEqual(cli.tmpLeft, []);
+  assert.deepEqual(s.tmpLeft, []);
+  return checkResult(cli.stdout, w);
+}
+
+const WORKLOADS = [
+  { W: 0, N: 1, P: 0, M: 1 },
+  { W: 10, N: 2000, P: 64, M: 64 },
+  { W: 3, N: 500, P: 1, M: 65536 },
+  { W: 100, N: 20000, P: 200, M: 7 },
+  { W: 2, N: 12, P: 1048576, M: 4 },
+  { W: 1, N: 300, P: 70000, M: 33 },
+];
+
+for (const w of WORKLOADS) {
+  test(`node client vs node server: W=${w.W} N=${w.N} P=${w.P} M=${w.M}`, { timeout: TIMEOUT }, async () => {
+    const r = await session(NODE_CLIENT, NODE_SERVER, w);
+    assert.equal(r.runtime, 'node');
+  });
+}
+
+const INTEROP = [
+  { W: 0, N: 1, P: 0, M: 1 },
+  { W: 50, N: 5000, P: 64, M: 64 },
+  { W: 1, N: 40, P: 1048576, M: 3 },
+  { W: 7, N: 999, P: 13, M: 65536 },
+];
+
+for (const w of INTEROP) {
+  const name = `W=${w.W} N=${w.N} P=${w.P} M=${w.M}`;
+  const skip = HAVE_C ? false : 'build/lanes/c/client and server not built';
+  test(`node client vs C server: ${name}`, { timeout: TIMEOUT, skip }, async () => {
+    await session(NODE_CLIENT, C_SERVER, w);
+  });
+  test(`C client vs node server: ${name}`, { timeout: TIMEOUT, skip }, async () => {
+    await session(C_CLIENT, NODE_SERVER, w);
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Rejections by the server, fed by a raw socket
+
+function stderrLine(res, rejection) {
+  const lines = res.stderr.split('\n');
+  assert.equal(lines.length, 2, `one stderr line: ${JSON.stringify(res.stderr)}`);
+  assert.ok(lines[0].startsWith(`${rejection}: `), `names ${rejection}: ${lines[0]}`);
+}
+
+// Connects to a node server, sends `bytes` (then ends the stream when
+// `end`), and collects what comes back until the server closes.
+async function rawToServer(bytes, { end = false, pieces = 1 } = {}) {
+  const srv = await startServer(NODE_SERVER);
+  const sock = net.connect({ host: '127.0.0.1', port: srv.port });
+  const back = [];
+  sock.on('data', (d) => back.push(d));
+  sock.on('error', () => {});
+  await new Promise((resolve) => sock.on('connect', resolve));
+  const step = Math.max(1, Math.ceil(bytes.length / pieces));
+  for (let i = 0; i < bytes.length; i += step) {
+    sock.write(bytes.subarray(i, i + step));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  if (end) sock.end();
+  const res = await srv.done;
+  await new Promise((resolve) => {
+    if (sock.destroyed) resolve();
+    else sock.on('close', resolve);
+    sock.end();
+  });
+  return { res, back: Buffer.concat(back) };
+}
+
+function framesOf(buf) {
+  const frames = [];
+  const p = new FrameParser((b, off, len) => {
+    frames.push({ type: b[off + 1], seq: codec.readSequence(b, off), payload: Buffer.from(b.subarray(off + 16, off + 16 + len)) });
+  });
+  p.onData(buf);
+  p.onEnd();
+  return frames;
+}
+
+function lastErrorCode(buf) {
+  const frames = framesOf(buf);
+  const last = frames[frames.length - 1];
+  assert.ok(last, 'an ERROR frame came back');
+  assert.equal(last.type, T.ERROR);
+  return codec.decodeError(last.payload);
+}
+
+function rawHeader(type, seq, len) {
+  const h = Buffer.alloc(16);
+  h[0] = 1;
+  h[1] = type;
+  h.writeUInt32BE(len, 4);
+  h.writeBigUInt64BE(BigInt(seq), 8);
+  return h;
+}
+
+const W5 = { warmup: 2n, roundTrips: 3n, payloadBytes: 5, maxInFlight: 2 };
+const hello = (w = W5) => codec.encodeFrame(T.HELLO, 0, codec.encodeWorkload(w));
+const req = (i, P = 5) => codec.encodeFrame(T.REQUEST, i, codec.gen(i, P));
+const resp = (i, P = 5) => codec.encodeFrame(T.RESPONSE, i, codec.respond(codec.gen(i, P)));
+const allRequests = () => Buffer.concat([1, 2, 3, 4, 5].map((i) => req(i)));
+const goodBye = () => codec.encodeFrame(T.BYE, 6, codec.encodeCounts(codec.expectedCounts(W5, false)));
+
+const SERVER_REJECTIONS = [
+  {
+    name: 'HELLO of version 2',
+    bytes: () => {
+      const h = hello();
+      h[0] = 2;
+      return h;
+    },
+    rejection: 'unsupported_version',
+    code: 1,
+  },
+  {
+    name: 'HELLO with round_trips 0',
+    bytes: () => hello({ ...W5, roundTrips: 0n }),
+    rejection: 'bad_workload',
+    code: 2,
+  },
+  { name: 'REQUEST 2 first', bytes: () => Buffer.concat([hello(), req(2)]), rejection: 'wrong_sequence', code: 3 },
+  {
+    name: 'REQUEST 1 with a flipped bit, byte by byte',
+    bytes: () => {
+      const b = Buffer.concat([hello(), req(1)]);
+      b[b.length - 1] ^= 0x10;
+      return b;
+    },
+    pieces: 60,
+    rejection: 'wrong_payload',
+    code: 3,
+  },
+  {
+    name: 'REQUEST of P+1 bytes',
+    bytes: () => Buffer.concat([hello(), codec.encodeFrame(T.REQUEST, 1, codec.gen(1, 6))]),
+    rejection: 'bad_length',
+    code: 3,
+  },
+  {
+    name: 'BYE with one request too many',
+    bytes: () => {
+      const c = codec.expectedCounts(W5, false);
+      c.requests += 1n;
+      return Buffer.concat([hello(), allRequests(), codec.encodeFrame(T.BYE, 6, codec.encodeCounts(c))]);
+    },
+    rejection: 'count_mismatch',
+    code: 4,
+  },
+  { name: 'flags set', bytes: () => { const h = hello(); h[3] = 1; return h; }, rejection: 'bad_flags', code: 3 },
+  { name: 'type 9', bytes: () => { const h = hello(); h[1] = 9; return h; }, rejection: 'unknown_type', code: 3 },
+  {
+    name: 'payload_length 2^20+1',
+    bytes: () => Buffer.concat([hello(), rawHeader(T.REQUEST, 1, codec.MAX_PAYLOAD_BYTES + 1)]),
+    rejection: 'frame_too_large',
+    code: 3,
+  },
+  { name: 'RESPONSE sent to a server', bytes: () => Buffer.concat([hello(), resp(1)]), rejection: 'unexpected_type', code: 3 },
+  {
+    name: 'a frame after BYE',
+    bytes: () => Buffer.concat([hello(), allRequests(), goodBye(), req(6)]),
+    rejection: 'unexpected_type',
+    code: 3,
+  },
+  { name: 'half a HELLO, then end of stream', bytes: () => hello().subarray(0, 20), end: true, rejection: 'truncated', code: 3 },
+  { name: 'end of stream before HELLO', bytes: () => Buffer.alloc(0), end: true, rejection: 'unexpected_eof', code: 3 },
+  {
+    name: 'end of stream before BYE',
+    bytes: () => Buffer.concat([hello(), allRequests()]),
+    end: true,
+    rejection: 'unexpected_eof',
+    code: 3,
+  },
+  {
+    name: 'ERROR from the client',
+    bytes: () => Buffer.concat([hello(), codec.encodeError(3, 'gave up')]),
+    rejection: 'peer_error',
+    code: null,
+  },
+];
+
+for (const c of SERVER_REJECTIONS) {
+  test(`server rejects ${c.name}: ${c.rejection}`, { timeout: TIMEOUT }, async () => {
+    const { res, back } = await rawToServer(c.bytes(), { end: c.end, pieces: c.pieces || 1 });
+    assert.notEqual(res.code, 0, 'non-zero exit');
+    stderrLine(res, c.rejection);
+    assert.deepEqual(res.tmpLeft, []);
+    if (c.code === null) {
+      // No ERROR in answer to an ERROR.
+      for (const f of framesOf(back)) assert.notEqual(f.type, T.ERROR);
+    } else {
+      const e = lastErrorCode(back);
+      assert.equal(e.code, c.code);
+      assert.ok(e.reason.startsWith(`${c.rejection}: `), e.reason);
+    }
+  });
+}
+
+test('server with a valid session over a raw socket, answered byte for byte', { timeout: TIMEOUT }, async () => {
+  const { res, back } = await rawToServer(Buffer.concat([hello(), allRequests(), goodBye()]), { end: true, pieces: 7 });
+  assert.equal(res.code, 0, res.stderr);
+  assert.equal(res.stderr, '');
+  const want = Buffer.concat([
+    codec.encodeFrame(T.HELLO_ACK, 0, codec.encodeWorkload(W5)),
+    resp(1),
+    resp(2),
+    resp(3),
+    resp(4),
+    resp(5),
+    codec.encodeFrame(T.BYE_ACK, 6, codec.encodeCounts(codec.expectedCounts(W5, true))),
+  ]);
+  assert.equal(back.toString('hex'), want.toString('hex'));
+});
+
+// ---------------------------------------------------------------------------
+// Rejections by the client, against a raw server
+
+// A scripted server: script(sock, frames) is called with every whole frame
+// received so far after each read. Resolves to the client's result and
+// every byte the client sent.
+async function clientAgainst(script, w = W5) {
+  const got = [];
+  let closed;
+  const sockClosed = new Promise((resolve) => {
+    closed = resolve;
+  });
+  const server = net.createServer({ allowHalfOpen: true }, (sock) => {
+    server.close();
+    sock.on('close', closed);
+    const frames = [];
+    const p = new FrameParser((b, off, len) => {
+      frames.push({ type: b[off + 1], seq: codec.readSequence(b, off), payload: Buffer.from(b.subarray(off + 16, off + 16 + len)) });
+    });
+    sock.on('data', (d) => {
+      got.push(d);
+      p.onData(d);
+      script(sock, frames);
+    });
+    sock.on('end', () => sock.end());
+    sock.on('error', () => {});
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  const res = await run([
+    ...NODE_CLIENT,
+    ...clientArgs(port, { W: Number(w.warmup), N: Number(w.roundTrips), P: w.payloadBytes, M: w.maxInFlight }),
+  ]).done;
+  server.close();
+  await sockClosed;
+  return { res, sent: Buffer.concat(got) };
+}
+
+// A well-behaved server script with one fault injected by `tamper`, which
+// may replace the answer to a frame: with other bytes, with 'close' (end
+// the stream instead), or with { bytes } (send them, then end the stream).
+function scripted(tamper) {
+  let answered = 0;
+  let ended = false;
+  return (sock, frames) => {
+    while (!ended && answered < frames.length) {
+      const f = frames[answered++];
+      let out;
+      if (f.type === T.HELLO) out = codec.encodeFrame(T.HELLO_ACK, 0, f.payload);
+      else if (f.type === T.REQUEST) out = codec.encodeFrame(T.RESPONSE, f.seq, codec.respond(f.payload));
+      else if (f.type === T.BYE) {
+        out = codec.encodeFrame(T.BYE_ACK, f.seq, codec.encodeCounts(codec.expectedCounts(W5, true)));
+      } else continue;
+      const t = tamper(f, out);
+      if (t === 'close') {
+        ended = true;
+        sock.end();
+      } else if (Buffer.isBuffer(t)) {
+        sock.write(t);
+      } else if (t) {
+        ended = true;
+        sock.end(t.bytes);
+      }
+    }
+  };
+}
+
+const CLIENT_REJECTIONS = [
+  {
+    name: 'HELLO_ACK with another payload size',
+    tamper: (f, out) => (f.type === T.HELLO ? codec.encodeFrame(T.HELLO_ACK, 0, codec.encodeWorkload({ ...W5, payloadBytes: 6 })) : out),
+    rejection: 'bad_workload',
+    code: 2,
+  },
+  {
+    name: 'RESPONSE with a plain echo',
+    tamper: (f, out) => (f.type === T.REQUEST && f.seq === 3n ? codec.encodeFrame(T.RESPONSE, 3, f.payload) : out),
+    rejection: 'wrong_payload',
+    code: 3,
+  },
+  {
+    name: 'RESPONSE 2 twice',
+    tamper: (f, out) => (f.type === T.REQUEST && f.seq === 3n ? resp(2) : out),
+    rejection: 'wrong_sequence',
+    code: 3,
+  },
+  {
+    name: 'BYE_ACK counting one response less',
+    tamper: (f, out) => {
+      if (f.type !== T.BYE) return out;
+      const c = codec.expectedCounts(W5, true);
+      c.responses -= 1n;
+      return codec.encodeFrame(T.BYE_ACK, 6, codec.encodeCounts(c));
+    },
+    rejection: 'count_mismatch',
+    code: 4,
+  },
+  {
+    name: 'the server closing after REQUEST 4',
+    tamper: (f, out) => (f.type === T.REQUEST && f.seq === 4n ? 'close' : out),
+    rejection: 'unexpected_eof',
+    code: 3,
+  },
+  {
+    name: 'a BYE_ACK cut short',
+    tamper: (f, out) => (f.type === T.BYE ? { bytes: out.subarray(0, 30) } : out),
+    rejection: 'truncated',
+    code: 3,
+  },
+  {
+    name: 'ERROR from the server',
+    tamper: (f, out) => (f.type === T.REQUEST && f.seq === 2n ? codec.encodeError(3, 'no thanks') : out),
+    rejection: 'peer_error',
+    code: null,
+  },
+  {
+    name: 'an extra frame after BYE_ACK',
+    tamper: (f, out) => (f.type === T.BYE ? Buffer.concat([out, resp(6)]) : out),
+    rejection: 'unexpected_type',
+    code: null,
+  },
+  {
+    name: 'RESPONSE of version 3',
+    tamper: (f, out) => {
+      if (f.type !== T.REQUEST || f.seq !== 1n) return out;
+      const b = Buffer.from(out);
+      b[0] = 3;
+      return b;
+    },
+    rejection: 'unsupported_version',
+    code: 1,
+  },
+];
+
+for (const c of CLIENT_REJECTIONS) {
+  test(`client rejects ${c.name}: ${c.rejection}`, { timeout: TIMEOUT }, async () => {
+    const { res, sent } = await clientAgainst(scripted(c.tamper));
+    assert.notEqual(res.code, 0, 'non-zero exit');
+    assert.equal(res.stdout, '', 'nothing on stdout');
+    stderrLine(res, c.rejection);
+    if (c.code !== null) {
+      const e = lastErrorCode(sent);
+      assert.equal(e.code, c.code);
+      assert.ok(e.reason.startsWith(`${c.rejection}: `), e.reason);
+    } else if (c.rejection === 'peer_error') {
+      for (const f of framesOf(sent)) assert.notEqual(f.type, T.ERROR);
+    }
+  });
+}
+
+test('client against a scripted correct server succeeds', { timeout: TIMEOUT }, async () => {
+  const { res } = await clientAgainst(scripted((f, out) => out));
+  assert.equal(res.code, 0, res.stderr);
+  checkResult(res.stdout, { W: 2, N: 3, P: 5, M: 2 });
+});
+
+// ---------------------------------------------------------------------------
+// Flags
+
+const BAD_CLIENT_FLAGS = [
+  ['--connect', '127.0.0.1:1', '--warmup', '0', '--round-trips', '1', '--payload-bytes', '0'],
+  ['--connect', '127.0.0.1:1', '--warmup', '0', '--round-trips', '1', '--payload-bytes', '0', '--max-in-flight', '1', '--bogus', '1'],
+  ['--connect', '127.0.0.1:1', '--warmup', '-1', '--round-trips', '1', '--payload-bytes', '0', '--max-in-flight', '1'],
+  ['--connect', '127.0.0.1:1', '--warmup', '0', '--round-trips', '1x', '--payload-bytes', '0', '--max-in-flight', '1'],
+  ['--connect', '127.0.0.1:1', '--warmup', '0', '--round-trips', '0', '--payload-bytes', '0', '--max-in-flight', '1'],
+  ['--connect', '127.0.0.1:1', '--warmup', '0', '--round-trips', '1', '--payload-bytes', '1048577', '--max-in-flight', '1'],
+  ['--connect', '127.0.0.1:1', '--warmup', '0', '--round-trips', '1', '--payload-bytes', '0', '--max-in-flight', '65537'],
+  ['--connect', 'localhost', '--warmup', '0', '--round-trips', '1', '--payload-bytes', '0', '--max-in-flight', '1'],
+  ['--connect', '127.0.0.1:1', '--warmup', '0', '--warmup', '0', '--round-trips', '1', '--payload-bytes', '0', '--max-in-flight', '1'],
+];
+
+for (const args of BAD_CLIENT_FLAGS) {
+  test(`client flags ${args.join(' ')}: exit 2`, async () => {
+    const res = await run([...NODE_CLIENT, ...args]).done;
+    assert.equal(res.code, 2);
+    assert.equal(res.stdout, '');
+    assert.equal(res.stderr.split('\n').length, 2, res.stderr);
+  });
+}
+
+test('client flags in any order, --name=value accepted', { timeout: TIMEOUT }, async () => {
+  const srv = await startServer(NODE_SERVER);
+  const res = await run([
+    ...NODE_CLIENT,
+    '--max-in-flight=3',
+    '--payload-bytes',
+    '9',
+    '--round-trips',
+    '10',
+    `--connect=127.0.0.1:${srv.port}`,
+    '--warmup',
+    '4',
+  ]).done;
+  assert.equal(res.code, 0, res.stderr);
+  checkResult(res.stdout, { W: 4, N: 10, P: 9, M: 3 });
+  assert.equal((await srv.done).code, 0);
+});
+
+test('client: warmup + round trips beyond 2^53 is unsupported (127)', async () => {
+  const res = await run([
+    ...NODE_CLIENT,
+    '--connect', '127.0.0.1:1', '--warmup', '9007199254740992', '--round-trips', '1', '--payload-bytes', '0', '--max-in-flight', '1',
+  ]).done;
+  assert.equal(res.code, 127);
+  assert.equal(res.stdout, '');
+});
+
+test('client: connection refused is one line and a non-zero exit', async () => {
+  const probe = net.createServer();
+  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  const res = await run([...NODE_CLIENT, ...clientArgs(port, { W: 0, N: 1, P: 0, M: 1 })]).done;
+  assert.notEqual(res.code, 0);
+  assert.equal(res.stdout, '');
+  assert.equal(res.stderr.split('\n').length, 2, res.stderr);
+});
+
+for (const args of [[], ['--listen'], ['--listen', '127.0.0.1'], ['--listen', '127.0.0.1:0', '--extra', 'x'], ['--port', '0']]) {
+  test(`server flags [${args.join(' ')}]: exit 2`, async () => {
+    const res = await run([...NODE_SERVER, ...args]).done;
+    assert.equal(res.code, 2);
+    assert.equal(res.stdout, '');
+    assert.equal(res.stderr.split('\n').length, 2, res.stderr);
+  });
+}
+
+test('server serves one connection only and closes its listener', { timeout: TIMEOUT }, async () => {
+  const srv = await startServer(NODE_SERVER);
+  const first = net.connect({ host: '127.0.0.1', port: srv.port });
+  first.on('error', () => {});
+  await new Promise((resolve) => first.on('connect', resolve));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const second = net.connect({ host: '127.0.0.1', port: srv.port });
+  const refused = await new Promise((resolve) => {
+    second.on('error', (e) => resolve(e.code));
+    second.on('close', () => resolve('closed'));
+  });
+  assert.ok(['ECONNREFUSED', 'ECONNRESET', 'closed'].includes(refused), refused);
+  first.end();
+  const res = await srv.done;
+  assert.notEqual(res.code, 0);
+  stderrLine(res, 'unexpected_eof');
+});
