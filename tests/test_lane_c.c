@@ -1,0 +1,724 @@
+/* Tests of the C lane (lanes/c): the client against the server over
+ * several workloads, interop with the fixture's correct peers, each side
+ * against the fixture's misbehaving peers, and bad command lines.
+ *
+ * Binaries come from $BUILD (default "build"): lanes/c/server,
+ * lanes/c/client and tests/fixture. Every child runs in its own process
+ * group with stdin on /dev/null, its stdout and stderr captured (bounded)
+ * and shown only when its test fails; every wait has a deadline scaled by
+ * tap_timeout_s(), after which the group is killed; every child is reaped
+ * on every path, including SIGINT and SIGTERM of this program. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "protocol/codec.h"
+#include "tests/tap.h"
+
+extern char **environ;
+
+#define CAPTURE_BYTES (64 * 1024)
+#define READY_TIMEOUT_S 10.0
+#define SESSION_TIMEOUT_S 60.0
+#define MAX_ARGS 24
+
+/* ---- children ---- */
+
+struct capture {
+  int fd; /* read end of the pipe, -1 once closed */
+  size_t len;
+  int cut; /* more arrived than CAPTURE_BYTES */
+  char buf[CAPTURE_BYTES + 1];
+};
+
+struct proc {
+  const char *name;
+  pid_t pid; /* 0 when never started */
+  int reaped;
+  int status; /* wait status, valid when reaped */
+  int killed; /* killed at a deadline */
+  struct capture out, err;
+};
+
+/* Process groups to kill when this program is interrupted. */
+static volatile pid_t live_groups[8];
+
+static void live_add(pid_t pid)
+{
+  for (size_t i = 0; i < sizeof live_groups / sizeof live_groups[0]; i++)
+    if (live_groups[i] == 0) {
+      live_groups[i] = pid;
+      return;
+    }
+}
+
+static void live_remove(pid_t pid)
+{
+  for (size_t i = 0; i < sizeof live_groups / sizeof live_groups[0]; i++)
+    if (live_groups[i] == pid)
+      live_groups[i] = 0;
+}
+
+static void on_fatal_signal(int sig)
+{
+  for (size_t i = 0; i < sizeof live_groups / sizeof live_groups[0]; i++)
+    if (live_groups[i] > 0) {
+      kill(-live_groups[i], SIGKILL);
+      waitpid(live_groups[i], NULL, 0);
+    }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const char *build_dir(void)
+{
+  const char *b = getenv("BUILD");
+  return b && *b ? b : "build";
+}
+
+static char server_bin[512], client_bin[512], fixture_bin[512];
+
+/* A fresh, empty TMPDIR for the children (lanes/README.md: they must
+ * leave it empty). */
+static char child_tmp[512];
+
+/* Starts argv[0] with argv in its own process group. Returns 0 or -1. */
+static int proc_start(struct proc *p, const char *name, char *const argv[])
+{
+  int out[2] = {-1, -1}, err[2] = {-1, -1};
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t attr;
+  sigset_t none, defaults;
+  int rc;
+
+  memset(p, 0, sizeof *p);
+  p->name = name;
+  p->out.fd = p->err.fd = -1;
+  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
+    tap_diag("pipe: %s", strerror(errno));
+    goto fail;
+  }
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+  posix_spawnattr_init(&attr);
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
+                                      POSIX_SPAWN_SETSIGMASK |
+                                      POSIX_SPAWN_SETSIGDEF);
+  rc = posix_spawn(&p->pid, argv[0], &fa, &attr, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  close(out[1]);
+  close(err[1]);
+  if (rc != 0) {
+    tap_diag("spawn %s: %s", argv[0], strerror(rc));
+    p->pid = 0;
+    close(out[0]);
+    close(err[0]);
+    return -1;
+  }
+  live_add(p->pid);
+  p->out.fd = out[0];
+  p->err.fd = err[0];
+  fcntl(out[0], F_SETFL, O_NONBLOCK);
+  fcntl(err[0], F_SETFL, O_NONBLOCK);
+  return 0;
+
+fail:
+  for (int i = 0; i < 2; i++) {
+    if (out[i] >= 0)
+      close(out[i]);
+    if (err[i] >= 0)
+      close(err[i]);
+  }
+  return -1;
+}
+
+/* Reads what is there; closes the pipe at end of file. */
+static void capture_read(struct capture *c)
+{
+  char scratch[4096];
+
+  while (c->fd >= 0) {
+    char *dst = c->len < CAPTURE_BYTES ? c->buf + c->len : scratch;
+    size_t room = c->len < CAPTURE_BYTES ? CAPTURE_BYTES - c->len
+                                         : sizeof scratch;
+    ssize_t n = read(c->fd, dst, room);
+    if (n > 0) {
+      if (dst == scratch)
+        c->cut = 1;
+      else
+        c->len += (size_t)n;
+      c->buf[c->len] = '\0';
+      continue;
+    }
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && errno == EAGAIN)
+      return;
+    close(c->fd);
+    c->fd = -1;
+  }
+}
+
+static void proc_reaped(struct proc *p, int status)
+{
+  p->reaped = 1;
+  p->status = status;
+  live_remove(p->pid);
+  /* It has exited: whatever it wrote is in the pipes now. */
+  capture_read(&p->out);
+  capture_read(&p->err);
+  if (p->out.fd >= 0)
+    close(p->out.fd);
+  if (p->err.fd >= 0)
+    close(p->err.fd);
+  p->out.fd = p->err.fd = -1;
+}
+
+/* Kills the group of a child still running, and reaps it. */
+static void proc_kill(struct proc *p)
+{
+  int status;
+  if (p->pid <= 0 || p->reaped)
+    return;
+  p->killed = 1;
+  kill(-p->pid, SIGKILL);
+  while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  proc_reaped(p, status);
+}
+
+/* Reads the children's output and reaps those that exit, for at most
+ * 50 ms. */
+static void procs_poll(struct proc **ps, int n)
+{
+  struct pollfd pfd[8];
+  int k = 0;
+
+  for (int i = 0; i < n; i++) {
+    if (ps[i]->pid <= 0 || ps[i]->reaped)
+      continue;
+    if (ps[i]->out.fd >= 0)
+      pfd[k++] = (struct pollfd){ps[i]->out.fd, POLLIN, 0};
+    if (ps[i]->err.fd >= 0)
+      pfd[k++] = (struct pollfd){ps[i]->err.fd, POLLIN, 0};
+  }
+  if (k > 0)
+    poll(pfd, (nfds_t)k, 50);
+  else
+    usleep(10000);
+  for (int i = 0; i < n; i++) {
+    int status;
+    if (ps[i]->pid <= 0 || ps[i]->reaped)
+      continue;
+    capture_read(&ps[i]->out);
+    capture_read(&ps[i]->err);
+    if (waitpid(ps[i]->pid, &status, WNOHANG) == ps[i]->pid)
+      proc_reaped(ps[i], status);
+  }
+}
+
+/* Waits until every child of ps has exited, at most timeout_s; kills the
+ * rest then. Returns 0, or -1 when something had to be killed. */
+static int procs_wait(struct proc **ps, int n, double timeout_s)
+{
+  double deadline = now_s() + timeout_s;
+  int running, killed = 0;
+
+  do {
+    running = 0;
+    for (int i = 0; i < n; i++)
+      running += ps[i]->pid > 0 && !ps[i]->reaped;
+    if (running == 0)
+      break;
+    procs_poll(ps, n);
+  } while (now_s() < deadline);
+  for (int i = 0; i < n; i++)
+    if (ps[i]->pid > 0 && !ps[i]->reaped) {
+      proc_kill(ps[i]);
+      killed = 1;
+    }
+  return killed ? -1 : 0;
+}
+
+static int proc_exit_code(const struct proc *p)
+{
+  if (!p->reaped || p->killed)
+    return -1;
+  if (WIFEXITED(p->status))
+    return WEXITSTATUS(p->status);
+  return 128 + WTERMSIG(p->status);
+}
+
+static void proc_show(const struct proc *p)
+{
+  if (p->pid <= 0)
+    return;
+  if (p->killed)
+    tap_diag("%s: killed at the deadline", p->name);
+  else if (p->reaped && WIFSIGNALED(p->status))
+    tap_diag("%s: killed by signal %d", p->name, WTERMSIG(p->status));
+  else if (p->reaped)
+    tap_diag("%s: exit %d", p->name, WEXITSTATUS(p->status));
+  if (p->out.len)
+    tap_diag("%s stdout: %.2000s", p->name, p->out.buf);
+  if (p->err.len)
+    tap_diag("%s stderr: %.2000s", p->name, p->err.buf);
+}
+
+/* ---- one server and one client ---- */
+
+struct pair {
+  struct proc server, client;
+  int port; /* from READY, 0 when none came */
+};
+
+static void argv_push(char **argv, int *argc, const char *s)
+{
+  if (*argc < MAX_ARGS - 1) {
+    argv[(*argc)++] = (char *)s;
+    argv[*argc] = NULL;
+  }
+}
+
+/* Server: server_argv + --listen. Client: client_argv + --connect and the
+ * workload. Everything is reaped when it returns. */
+static void pair_run(struct pair *r, char *const server_argv[],
+                     char *const client_argv[],
+                     const struct proto_workload *w, double timeout_s)
+{
+  char *argv[MAX_ARGS];
+  char connect[32], warmup[24], trips[24], bytes[16], inflight[16];
+  struct proc *both[2] = {&r->server, &r->client};
+  double deadline;
+  int argc = 0;
+
+  memset(r, 0, sizeof *r);
+  for (int i = 0; server_argv[i]; i++)
+    argv_push(argv, &argc, server_argv[i]);
+  argv_push(argv, &argc, "--listen");
+  argv_push(argv, &argc, "127.0.0.1:0");
+  if (proc_start(&r->server, "server", argv) != 0)
+    return;
+
+  deadline = now_s() + tap_timeout_s(READY_TIMEOUT_S);
+  while (!strchr(r->server.out.buf, '\n') && !r->server.reaped &&
+         now_s() < deadline)
+    procs_poll(both, 1);
+  if (sscanf(r->server.out.buf, "READY %d", &r->port) != 1 || r->port <= 0 ||
+      r->port > 65535) {
+    r->port = 0;
+    proc_kill(&r->server);
+    return;
+  }
+
+  snprintf(connect, sizeof connect, "127.0.0.1:%d", r->port);
+  snprintf(warmup, sizeof warmup, "%" PRIu64, w->warmup);
+  snprintf(trips, sizeof trips, "%" PRIu64, w->round_trips);
+  snprintf(bytes, sizeof bytes, "%" PRIu32, w->payload_bytes);
+  snprintf(inflight, sizeof inflight, "%" PRIu32, w->max_in_flight);
+  argc = 0;
+  for (int i = 0; client_argv[i]; i++)
+    argv_push(argv, &argc, client_argv[i]);
+  argv_push(argv, &argc, "--connect");
+  argv_push(argv, &argc, connect);
+  argv_push(argv, &argc, "--warmup");
+  argv_push(argv, &argc, warmup);
+  argv_push(argv, &argc, "--round-trips");
+  argv_push(argv, &argc, trips);
+  argv_push(argv, &argc, "--payload-bytes");
+  argv_push(argv, &argc, bytes);
+  argv_push(argv, &argc, "--max-in-flight");
+  argv_push(argv, &argc, inflight);
+  if (proc_start(&r->client, "client", argv) != 0) {
+    proc_kill(&r->server);
+    return;
+  }
+  procs_wait(both, 2, timeout_s);
+}
+
+static void pair_show(const struct pair *r)
+{
+  proc_show(&r->server);
+  proc_show(&r->client);
+}
+
+/* ---- checks ---- */
+
+static int ready_line_ok(const struct pair *r)
+{
+  char expect[32];
+  snprintf(expect, sizeof expect, "READY %d\n", r->port);
+  return r->port > 0 && strcmp(r->server.out.buf, expect) == 0;
+}
+
+static int json_u64(struct json_object *o, const char *key, uint64_t *v)
+{
+  struct json_object *f;
+  if (!json_object_object_get_ex(o, key, &f) || !json_object_is_type(f, json_type_int))
+    return 0;
+  *v = json_object_get_uint64(f);
+  return 1;
+}
+
+/* The client's stdout is one JSON object on one line whose figures are
+ * those of SPEC.md for w. */
+static int result_ok(const char *out, const struct proto_workload *w,
+                     const char *label)
+{
+  struct proto_totals t;
+  struct json_object *o;
+  const char *nl = strchr(out, '\n');
+  int ok = 1;
+  uint64_t v;
+  struct field {
+    const char *key;
+    uint64_t want;
+  } fields[8];
+  size_t n = 0;
+
+  if (nl == NULL || nl[1] != '\0') {
+    tap_diag("%s: the result is not exactly one line", label);
+    return 0;
+  }
+  o = json_tokener_parse(out);
+  if (o == NULL || !json_object_is_type(o, json_type_object)) {
+    tap_diag("%s: the result is not a JSON object", label);
+    if (o)
+      json_object_put(o);
+    return 0;
+  }
+  proto_totals_expected(w, &t);
+  fields[n++] = (struct field){"round_trips", w->round_trips};
+  fields[n++] = (struct field){"warmup_round_trips", w->warmup};
+  fields[n++] = (struct field){"payload_bytes", w->payload_bytes};
+  fields[n++] = (struct field){"max_in_flight", w->max_in_flight};
+  fields[n++] = (struct field){"frames_sent", t.frames_sent};
+  fields[n++] = (struct field){"frames_received", t.frames_received};
+  fields[n++] = (struct field){"bytes_sent", t.bytes_sent};
+  fields[n++] = (struct field){"bytes_received", t.bytes_received};
+  for (size_t i = 0; i < n; i++) {
+    if (!json_u64(o, fields[i].key, &v) || v != fields[i].want) {
+      tap_diag("%s: %s is not %" PRIu64, label, fields[i].key,
+               fields[i].want);
+      ok = 0;
+    }
+  }
+  if (!json_u64(o, "elapsed_ns", &v) || v == 0) {
+    tap_diag("%s: elapsed_ns is missing or 0", label);
+    ok = 0;
+  }
+  json_object_put(o);
+  return ok;
+}
+
+/* The port can be bound again at once: the client closed first. */
+static int port_free(int port)
+{
+  struct sockaddr_in a = {0};
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  int ok;
+
+  a.sin_family = AF_INET;
+  a.sin_port = htons((uint16_t)port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ok = fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0;
+  if (fd >= 0)
+    close(fd);
+  return ok;
+}
+
+/* Whether the children's TMPDIR is empty; empties it for the next test. */
+static int tmp_empty(void)
+{
+  DIR *d = opendir(child_tmp);
+  struct dirent *e;
+  int empty = 1;
+
+  if (d == NULL)
+    return 0;
+  while ((e = readdir(d)) != NULL) {
+    char path[1024];
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+      continue;
+    empty = 0;
+    tap_diag("left in TMPDIR: %s", e->d_name);
+    snprintf(path, sizeof path, "%s/%s", child_tmp, e->d_name);
+    unlink(path);
+  }
+  closedir(d);
+  return empty;
+}
+
+/* The stderr line names the rejection (one of the names in want, which
+ * ends with NULL). */
+static int names_rejection(const char *err, const char *const want[])
+{
+  for (int i = 0; want[i]; i++)
+    if (strstr(err, want[i]))
+      return 1;
+  return 0;
+}
+
+/* ---- the tests ---- */
+
+static void test_self(const struct proto_workload *w)
+{
+  char *server[] = {server_bin, NULL};
+  char *client[] = {client_bin, NULL};
+  char label[96];
+  struct pair r;
+  int before = tap_failed;
+
+  snprintf(label, sizeof label,
+           "c-c W=%" PRIu64 " N=%" PRIu64 " P=%" PRIu32 " M=%" PRIu32,
+           w->warmup, w->round_trips, w->payload_bytes, w->max_in_flight);
+  pair_run(&r, server, client, w, tap_timeout_s(SESSION_TIMEOUT_S));
+  TAP_OK(ready_line_ok(&r), "%s: server stdout is exactly READY <port>",
+         label);
+  TAP_OK(proc_exit_code(&r.server) == 0, "%s: server exits 0", label);
+  TAP_OK(proc_exit_code(&r.client) == 0, "%s: client exits 0", label);
+  TAP_OK(result_ok(r.client.out.buf, w, label),
+         "%s: result JSON has the expected totals", label);
+  TAP_OK(r.server.err.len == 0 && r.client.err.len == 0,
+         "%s: nothing on stderr", label);
+  TAP_OK(r.port > 0 && port_free(r.port), "%s: the port is free at once",
+         label);
+  TAP_OK(tmp_empty(), "%s: TMPDIR left empty", label);
+  if (tap_failed != before)
+    pair_show(&r);
+}
+
+static void test_interop(int fixture_is_server)
+{
+  char *fixture_server[] = {fixture_bin, "server", "ok", NULL};
+  char *fixture_client[] = {fixture_bin, "client", "ok", NULL};
+  char *c_server[] = {server_bin, NULL};
+  char *c_client[] = {client_bin, NULL};
+  static const struct proto_workload loads[] = {{10, 1000, 64, 64},
+                                                {1, 4, 1048576, 2}};
+  const char *label = fixture_is_server ? "c client, fixture ok server"
+                                        : "fixture ok client, c server";
+
+  for (size_t i = 0; i < sizeof loads / sizeof loads[0]; i++) {
+    const struct proto_workload *w = &loads[i];
+    struct pair r;
+    int before = tap_failed;
+    pair_run(&r, fixture_is_server ? fixture_server : c_server,
+             fixture_is_server ? c_client : fixture_client, w,
+             tap_timeout_s(SESSION_TIMEOUT_S));
+    TAP_OK(proc_exit_code(&r.server) == 0 && proc_exit_code(&r.client) == 0,
+           "%s (P=%" PRIu32 "): both exit 0", label, w->payload_bytes);
+    TAP_OK(result_ok(r.client.out.buf, w, label),
+           "%s (P=%" PRIu32 "): result JSON has the expected totals", label,
+           w->payload_bytes);
+    if (tap_failed != before)
+      pair_show(&r);
+  }
+}
+
+struct fault_case {
+  const char *mode;
+  const char *names[3];
+};
+
+static const struct fault_case faults[] = {
+    {"wrong-sequence", {"wrong_sequence", NULL}},
+    {"wrong-payload", {"wrong_payload", NULL}},
+    {"oversized", {"frame_too_large", NULL}},
+    {"early-eof", {"unexpected_eof", "truncated", NULL}},
+    {"bad-version", {"unsupported_version", NULL}},
+    {"wrong-counts", {"count_mismatch", NULL}},
+};
+
+/* The C peer of the other role meets a misbehaving fixture. */
+static void test_fault(const struct fault_case *f, int fixture_is_server)
+{
+  char *fixture[] = {fixture_bin,
+                     fixture_is_server ? "server" : "client",
+                     (char *)f->mode, NULL};
+  char *c_server[] = {server_bin, NULL};
+  char *c_client[] = {client_bin, NULL};
+  static const struct proto_workload w = {2, 20, 64, 4};
+  struct pair r;
+  const struct proc *c_peer;
+  int before = tap_failed;
+
+  pair_run(&r, fixture_is_server ? fixture : c_server,
+           fixture_is_server ? c_client : fixture, &w,
+           tap_timeout_s(SESSION_TIMEOUT_S));
+  c_peer = fixture_is_server ? &r.client : &r.server;
+  TAP_OK(r.port > 0, "%s %s: READY", fixture_is_server ? "server" : "client",
+         f->mode);
+  TAP_OK(c_peer->reaped && !c_peer->killed && proc_exit_code(c_peer) > 0 &&
+             proc_exit_code(c_peer) < 128,
+         "c %s against fixture %s %s: exits non-zero",
+         fixture_is_server ? "client" : "server",
+         fixture_is_server ? "server" : "client", f->mode);
+  TAP_OK(names_rejection(c_peer->err.buf, f->names),
+         "c %s against fixture %s %s: stderr names %s",
+         fixture_is_server ? "client" : "server",
+         fixture_is_server ? "server" : "client", f->mode, f->names[0]);
+  TAP_OK(fixture_is_server ? r.client.out.len == 0 : ready_line_ok(&r),
+         "c %s against fixture %s %s: %s on stdout",
+         fixture_is_server ? "client" : "server",
+         fixture_is_server ? "server" : "client", f->mode,
+         fixture_is_server ? "nothing" : "only READY");
+  TAP_OK(proc_exit_code(fixture_is_server ? &r.server : &r.client) == 0,
+         "fixture %s %s: exits 0 once the c peer has closed",
+         fixture_is_server ? "server" : "client", f->mode);
+  if (tap_failed != before)
+    pair_show(&r);
+}
+
+static void test_usage(const char *label, char *const argv[])
+{
+  struct proc p;
+  struct proc *one[1] = {&p};
+  int before = tap_failed;
+
+  if (proc_start(&p, label, argv) != 0) {
+    TAP_OK(0, "%s: starts", label);
+    return;
+  }
+  procs_wait(one, 1, tap_timeout_s(READY_TIMEOUT_S));
+  TAP_OK(proc_exit_code(&p) == 2, "%s: exits 2", label);
+  TAP_OK(p.out.len == 0 && p.err.len > 0 && strchr(p.err.buf, '\n') ==
+                                                p.err.buf + p.err.len - 1,
+         "%s: one line on stderr, nothing on stdout", label);
+  if (tap_failed != before)
+    proc_show(&p);
+}
+
+static void tests_usage(void)
+{
+  char *s = server_bin, *c = client_bin;
+  char *s_none[] = {s, NULL};
+  char *s_bad_addr[] = {s, "--listen", "localhost", NULL};
+  char *s_unknown[] = {s, "--listen", "127.0.0.1:0", "--verbose", NULL};
+  char *s_twice[] = {s, "--listen", "127.0.0.1:0", "--listen=127.0.0.1:0",
+                     NULL};
+  char *s_client_flag[] = {s, "--listen", "127.0.0.1:0", "--warmup", "1",
+                           NULL};
+  char *c_missing[] = {c, "--connect", "127.0.0.1:9", "--warmup", "1",
+                       "--round-trips", "1", "--payload-bytes", "1", NULL};
+  char *c_bad_number[] = {c, "--connect", "127.0.0.1:9", "--warmup", "-1",
+                          "--round-trips", "1", "--payload-bytes", "1",
+                          "--max-in-flight", "1", NULL};
+  char *c_not_number[] = {c, "--connect", "127.0.0.1:9", "--warmup", "1",
+                          "--round-trips", "ten", "--payload-bytes", "1",
+                          "--max-in-flight", "1", NULL};
+  char *c_zero_trips[] = {c, "--connect", "127.0.0.1:9", "--warmup", "1",
+                          "--round-trips", "0", "--payload-bytes", "1",
+                          "--max-in-flight", "1", NULL};
+  char *c_big_payload[] = {c, "--connect", "127.0.0.1:9", "--warmup", "1",
+                           "--round-trips", "1", "--payload-bytes",
+                           "1048577", "--max-in-flight", "1", NULL};
+  char *c_zero_window[] = {c, "--connect", "127.0.0.1:9", "--warmup", "1",
+                           "--round-trips", "1", "--payload-bytes", "1",
+                           "--max-in-flight", "0", NULL};
+  char *c_big_window[] = {c, "--connect", "127.0.0.1:9", "--warmup", "1",
+                          "--round-trips", "1", "--payload-bytes", "1",
+                          "--max-in-flight", "65537", NULL};
+  char *c_bad_addr[] = {c, "--connect", "127.0.0.1", "--warmup", "1",
+                        "--round-trips", "1", "--payload-bytes", "1",
+                        "--max-in-flight", "1", NULL};
+  char *c_no_value[] = {c, "--connect", "127.0.0.1:9", "--warmup", "1",
+                        "--round-trips", "1", "--payload-bytes", "1",
+                        "--max-in-flight", NULL};
+
+  test_usage("server without arguments", s_none);
+  test_usage("server --listen localhost", s_bad_addr);
+  test_usage("server with an unknown flag", s_unknown);
+  test_usage("server with --listen twice", s_twice);
+  test_usage("server with a client flag", s_client_flag);
+  test_usage("client without --max-in-flight", c_missing);
+  test_usage("client --warmup -1", c_bad_number);
+  test_usage("client --round-trips ten", c_not_number);
+  test_usage("client --round-trips 0", c_zero_trips);
+  test_usage("client --payload-bytes 1048577", c_big_payload);
+  test_usage("client --max-in-flight 0", c_zero_window);
+  test_usage("client --max-in-flight 65537", c_big_window);
+  test_usage("client --connect without a port", c_bad_addr);
+  test_usage("client with a flag missing its value", c_no_value);
+}
+
+int main(void)
+{
+  static const struct proto_workload self_loads[] = {
+      {0, 1, 0, 1},       {10, 1000, 64, 64}, {0, 5, 1048576, 2},
+      {0, 10000, 16, 1000}, {0, 3, 1, 1},       {3, 200, 65536, 65536},
+  };
+  const char *base = getenv("TMPDIR");
+  char tmpl[512];
+
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGINT, on_fatal_signal);
+  signal(SIGTERM, on_fatal_signal);
+  signal(SIGHUP, on_fatal_signal);
+
+  snprintf(server_bin, sizeof server_bin, "%s/lanes/c/server", build_dir());
+  snprintf(client_bin, sizeof client_bin, "%s/lanes/c/client", build_dir());
+  snprintf(fixture_bin, sizeof fixture_bin, "%s/tests/fixture", build_dir());
+  if (access(server_bin, X_OK) || access(client_bin, X_OK) ||
+      access(fixture_bin, X_OK)) {
+    TAP_OK(0, "binaries %s, %s and %s exist (make them first)", server_bin,
+           client_bin, fixture_bin);
+    return tap_done();
+  }
+  snprintf(tmpl, sizeof tmpl, "%s/crossrun-lane-c-XXXXXX",
+           base && *base ? base : "/tmp");
+  if (mkdtemp(tmpl) == NULL) {
+    TAP_OK(0, "mkdtemp %s: %s", tmpl, strerror(errno));
+    return tap_done();
+  }
+  snprintf(child_tmp, sizeof child_tmp, "%s", tmpl);
+  setenv("TMPDIR", child_tmp, 1);
+  setenv("TEMP", child_tmp, 1);
+  setenv("TMP", child_tmp, 1);
+
+  for (size_t i = 0; i < sizeof self_loads / sizeof self_loads[0]; i++)
+    test_self(&self_loads[i]);
+  test_interop(1);
+  test_interop(0);
+  for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+    test_fault(&faults[i], 1);
+  for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+    test_fault(&faults[i], 0);
+  tests_usage();
+
+  TAP_OK(tmp_empty() && rmdir(child_tmp) == 0,
+         "the children's TMPDIR was left empty");
+  return tap_done();
+}
