@@ -407,9 +407,21 @@ fn read_and_process(
     client: &mut Client,
     rb: &mut RecvBuf,
 ) -> Result<(), Rejection> {
+    read_then_process(stream, client, rb, |_| {})
+}
+
+/// One read; `before` runs between the read and the validation.
+#[inline]
+fn read_then_process(
+    stream: &mut TcpStream,
+    client: &mut Client,
+    rb: &mut RecvBuf,
+    before: impl FnOnce(&mut Client),
+) -> Result<(), Rejection> {
     match rb.read_from(stream) {
         Ok(0) => Err(client.on_eof(rb.pending_len())),
         Ok(_) => {
+            before(client);
             let n = client.process(rb.pending())?;
             rb.consume(n);
             Ok(())
@@ -612,8 +624,12 @@ fn run_threaded(
         if client.measured_done() {
             break Ok(Instant::now());
         }
-        client.note_sent(shared.sent.load(Ordering::Acquire));
-        if let Err(r) = read_and_process(stream, client, rb) {
+        // Requests the writer published before this read returned are
+        // outstanding.
+        let result = read_then_process(stream, client, rb, |c| {
+            c.note_sent(shared.sent.load(Ordering::Acquire))
+        });
+        if let Err(r) = result {
             break Err(r);
         }
         let now_acked = client.expect - 1;
