@@ -120,6 +120,7 @@ static const struct mode {
 #define ORPHAN_SECONDS 3600
 
 static enum fault fault;
+static volatile uint8_t *volatile rss_keep; /* rss64's memory */
 static const char *prog = "fixture";
 static char why[320];
 
@@ -582,14 +583,13 @@ static int run_server(struct args *a)
   if (fault == FAULT_FLOOD_STDERR)
     flood_stderr();
   if (fault == FAULT_RSS64) {
-    /* Every page written, and the pointer kept, so it stays resident. */
-    static volatile uint8_t *keep;
+    /* Every page written, and kept until the session is over. */
     size_t i;
-    keep = malloc(RSS_BYTES);
-    if (keep == NULL)
+    rss_keep = malloc(RSS_BYTES);
+    if (rss_keep == NULL)
       die(1, "rss64: out of memory");
     for (i = 0; i < RSS_BYTES; i += 4096)
-      keep[i] = (uint8_t)i | 1;
+      rss_keep[i] = (uint8_t)i | 1;
   }
 
   lfd = socket(AF_INET, SOCK_STREAM, 0);
@@ -640,6 +640,9 @@ static int run_server(struct args *a)
   }
   server_session(fd, buf, cap);
   close(fd);
+  if (buf != tiny_buffer)
+    free(buf);
+  free((void *)rss_keep);
 
   switch (fault) {
   case FAULT_EXIT3:
