@@ -16,23 +16,23 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Block `i` (0-based) of the stream seeded with `seq`.
+/// Advances the state and returns the next block of the stream.
 #[inline(always)]
-fn block(seq: u64, i: u64) -> u64 {
-    mix(seq.wrapping_add(GAMMA.wrapping_mul(i + 1)))
+fn next(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(GAMMA);
+    mix(*state)
 }
 
 #[inline(always)]
 fn fill_with(out: &mut [u8], seq: u64, mask: u64) {
+    let mut state = seq;
     let mut chunks = out.chunks_exact_mut(8);
-    let mut i = 0u64;
     for c in &mut chunks {
-        c.copy_from_slice(&(block(seq, i) ^ mask).to_le_bytes());
-        i += 1;
+        c.copy_from_slice(&(next(&mut state) ^ mask).to_le_bytes());
     }
     let rest = chunks.into_remainder();
     if !rest.is_empty() {
-        let b = (block(seq, i) ^ mask).to_le_bytes();
+        let b = (next(&mut state) ^ mask).to_le_bytes();
         let n = rest.len();
         rest.copy_from_slice(&b[..n]);
     }
@@ -40,18 +40,17 @@ fn fill_with(out: &mut [u8], seq: u64, mask: u64) {
 
 #[inline(always)]
 fn check_with(p: &[u8], seq: u64, mask: u64) -> bool {
+    let mut state = seq;
     let mut chunks = p.chunks_exact(8);
     let mut diff = 0u64;
-    let mut i = 0u64;
     for c in &mut chunks {
         let mut b = [0u8; 8];
         b.copy_from_slice(c);
-        diff |= u64::from_le_bytes(b) ^ block(seq, i) ^ mask;
-        i += 1;
+        diff |= u64::from_le_bytes(b) ^ next(&mut state) ^ mask;
     }
     let rest = chunks.remainder();
     if !rest.is_empty() {
-        let want = (block(seq, i) ^ mask).to_le_bytes();
+        let want = (next(&mut state) ^ mask).to_le_bytes();
         if rest != &want[..rest.len()] {
             return false;
         }
@@ -91,20 +90,19 @@ pub fn respond(out: &mut [u8], input: &[u8]) {
 /// returns whether `p` was `gen(seq, p.len())`; afterwards `p` holds
 /// `respond(gen(seq, p.len()))` (also when the check failed).
 pub fn check_and_respond(p: &mut [u8], seq: u64) -> bool {
+    let mut state = seq;
     let mut chunks = p.chunks_exact_mut(8);
     let mut diff = 0u64;
-    let mut i = 0u64;
     for c in &mut chunks {
-        let z = block(seq, i);
+        let z = next(&mut state);
         let mut b = [0u8; 8];
         b.copy_from_slice(c);
         diff |= u64::from_le_bytes(b) ^ z;
         c.copy_from_slice(&(z ^ MASK64).to_le_bytes());
-        i += 1;
     }
     let rest = chunks.into_remainder();
     if !rest.is_empty() {
-        let z = block(seq, i).to_le_bytes();
+        let z = next(&mut state).to_le_bytes();
         for (k, byte) in rest.iter_mut().enumerate() {
             if *byte != z[k] {
                 diff |= 1;
