@@ -196,154 +196,174 @@ const M1_L1 = M1_LO >>> 16;
 const M2_L0 = M2_LO & 0xffff;
 const M2_L1 = M2_LO >>> 16;
 
-// Generator state shared by the functions below (single-threaded; each
-// function re-seeds it). zLo/zHi hold the latest output block.
-let sLo = 0;
-let sHi = 0;
-let zLo = 0;
-let zHi = 0;
+// The two loops below share one block computation, written out in each
+// (the per-frame paths: everything stays in local variables, and a shared
+// helper or a mode switch measurably slows them down). The seed is
+// seedHi:seedLo; each pass of a loop advances the state sHi:sLo and makes
+// block zHi:zLo.
 
-function seed(seq) {
-  if (typeof seq === 'bigint') {
-    const v = BigInt.asUintN(64, seq);
-    sHi = Number(v >> 32n);
-    sLo = Number(v & 0xffffffffn);
-  } else {
-    sHi = Math.floor(seq / 4294967296) >>> 0;
-    sLo = seq >>> 0;
+// Writes gen(seed, len) XOR `mask` (0 or 0x5A) to buf[off .. off + len).
+function fillBlocks(buf, off, len, seedHi, seedLo, mask) {
+  // Locals, not the parameters, hold the state: V8 keeps them as
+  // untagged 32-bit values (reassigned parameters cost a third more).
+  let sHi = seedHi >>> 0;
+  let sLo = seedLo >>> 0;
+  const end = off + len;
+  let i = off;
+  while (i < end) {
+    // state += gamma
+    let lo = sLo + GAMMA_LO;
+    sHi = (sHi + GAMMA_HI + (lo > 0xffffffff ? 1 : 0)) >>> 0;
+    sLo = lo >>> 0;
+    // z = state ^ (state >> 30)
+    lo = (sLo ^ ((sLo >>> 30) | (sHi << 2))) >>> 0;
+    let hi = (sHi ^ (sHi >>> 30)) >>> 0;
+    // z *= 0xBF58476D1CE4E5B9 (high half of lo * M1_LO from 16-bit limbs)
+    let a0 = lo & 0xffff;
+    let a1 = lo >>> 16;
+    let p00 = a0 * M1_L0;
+    let p01 = a0 * M1_L1;
+    let p10 = a1 * M1_L0;
+    let mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
+    let carry = a1 * M1_L1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16);
+    let nhi = (carry + Math.imul(hi, M1_LO) + Math.imul(lo, M1_HI)) >>> 0;
+    let nlo = Math.imul(lo, M1_LO) >>> 0;
+    // z ^= z >> 27
+    lo = (nlo ^ ((nlo >>> 27) | (nhi << 5))) >>> 0;
+    hi = (nhi ^ (nhi >>> 27)) >>> 0;
+    // z *= 0x94D049BB133111EB
+    a0 = lo & 0xffff;
+    a1 = lo >>> 16;
+    p00 = a0 * M2_L0;
+    p01 = a0 * M2_L1;
+    p10 = a1 * M2_L0;
+    mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
+    carry = a1 * M2_L1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16);
+    nhi = (carry + Math.imul(hi, M2_LO) + Math.imul(lo, M2_HI)) >>> 0;
+    nlo = Math.imul(lo, M2_LO) >>> 0;
+    // z ^= z >> 31: the block is zHi:zLo, bytes least significant first
+    const zLo = nlo ^ ((nlo >>> 31) | (nhi << 1));
+    const zHi = nhi ^ (nhi >>> 31);
+    if (end - i >= 8) {
+      buf[i] = zLo ^ mask;
+      buf[i + 1] = (zLo >>> 8) ^ mask;
+      buf[i + 2] = (zLo >>> 16) ^ mask;
+      buf[i + 3] = (zLo >>> 24) ^ mask;
+      buf[i + 4] = zHi ^ mask;
+      buf[i + 5] = (zHi >>> 8) ^ mask;
+      buf[i + 6] = (zHi >>> 16) ^ mask;
+      buf[i + 7] = (zHi >>> 24) ^ mask;
+      i += 8;
+    } else {
+      // The last block, cut to fit.
+      let l = zLo;
+      let h = zHi;
+      for (; i < end; i++) {
+        buf[i] = l ^ mask;
+        l = (l >>> 8) | (h << 24);
+        h >>>= 8;
+      }
+    }
   }
 }
 
-// Advances the state and leaves the next output block in zLo/zHi.
-function step() {
-  // state += gamma
-  let lo = sLo + GAMMA_LO;
-  let hi = sHi + GAMMA_HI + (lo > 0xffffffff ? 1 : 0);
-  sLo = lo >>> 0;
-  sHi = hi >>> 0;
-  // z = state ^ (state >> 30)
-  lo = (sLo ^ ((sLo >>> 30) | (sHi << 2))) >>> 0;
-  hi = (sHi ^ (sHi >>> 30)) >>> 0;
-  // z *= 0xBF58476D1CE4E5B9
-  let a0 = lo & 0xffff;
-  let a1 = lo >>> 16;
-  let p00 = a0 * M1_L0;
-  let p01 = a0 * M1_L1;
-  let p10 = a1 * M1_L0;
-  let mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
-  let carry = a1 * M1_L1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16);
-  let nhi = (carry + Math.imul(hi, M1_LO) + Math.imul(lo, M1_HI)) >>> 0;
-  let nlo = Math.imul(lo, M1_LO) >>> 0;
-  // z ^= z >> 27
-  lo = (nlo ^ ((nlo >>> 27) | (nhi << 5))) >>> 0;
-  hi = (nhi ^ (nhi >>> 27)) >>> 0;
-  // z *= 0x94D049BB133111EB
-  a0 = lo & 0xffff;
-  a1 = lo >>> 16;
-  p00 = a0 * M2_L0;
-  p01 = a0 * M2_L1;
-  p10 = a1 * M2_L0;
-  mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
-  carry = a1 * M2_L1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16);
-  nhi = (carry + Math.imul(hi, M2_LO) + Math.imul(lo, M2_HI)) >>> 0;
-  nlo = Math.imul(lo, M2_LO) >>> 0;
-  // z ^= z >> 31
-  zLo = (nlo ^ ((nlo >>> 31) | (nhi << 1))) >>> 0;
-  zHi = (nhi ^ (nhi >>> 31)) >>> 0;
+// Compares buf[off .. off + len) with gen(seed, len) XOR `mask` (0 or
+// 0x5A), 32-bit words at a time; with `respond`, also XORs each matching
+// block with 0x5A in place. Returns false at the first difference.
+function checkBlocks(buf, off, len, seedHi, seedLo, mask, respond) {
+  let sHi = seedHi >>> 0;
+  let sLo = seedLo >>> 0;
+  const mask32 = (mask | (mask << 8) | (mask << 16) | (mask << 24)) | 0;
+  const end = off + len;
+  let i = off;
+  while (i < end) {
+    // state += gamma
+    let lo = sLo + GAMMA_LO;
+    sHi = (sHi + GAMMA_HI + (lo > 0xffffffff ? 1 : 0)) >>> 0;
+    sLo = lo >>> 0;
+    // z = state ^ (state >> 30)
+    lo = (sLo ^ ((sLo >>> 30) | (sHi << 2))) >>> 0;
+    let hi = (sHi ^ (sHi >>> 30)) >>> 0;
+    // z *= 0xBF58476D1CE4E5B9 (high half of lo * M1_LO from 16-bit limbs)
+    let a0 = lo & 0xffff;
+    let a1 = lo >>> 16;
+    let p00 = a0 * M1_L0;
+    let p01 = a0 * M1_L1;
+    let p10 = a1 * M1_L0;
+    let mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
+    let carry = a1 * M1_L1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16);
+    let nhi = (carry + Math.imul(hi, M1_LO) + Math.imul(lo, M1_HI)) >>> 0;
+    let nlo = Math.imul(lo, M1_LO) >>> 0;
+    // z ^= z >> 27
+    lo = (nlo ^ ((nlo >>> 27) | (nhi << 5))) >>> 0;
+    hi = (nhi ^ (nhi >>> 27)) >>> 0;
+    // z *= 0x94D049BB133111EB
+    a0 = lo & 0xffff;
+    a1 = lo >>> 16;
+    p00 = a0 * M2_L0;
+    p01 = a0 * M2_L1;
+    p10 = a1 * M2_L0;
+    mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
+    carry = a1 * M2_L1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16);
+    nhi = (carry + Math.imul(hi, M2_LO) + Math.imul(lo, M2_HI)) >>> 0;
+    nlo = Math.imul(lo, M2_LO) >>> 0;
+    // z ^= z >> 31: the block is zHi:zLo, bytes least significant first
+    const zLo = nlo ^ ((nlo >>> 31) | (nhi << 1));
+    const zHi = nhi ^ (nhi >>> 31);
+    if (end - i >= 8) {
+      const wLo = buf[i] | (buf[i + 1] << 8) | (buf[i + 2] << 16) | (buf[i + 3] << 24);
+      const wHi = buf[i + 4] | (buf[i + 5] << 8) | (buf[i + 6] << 16) | (buf[i + 7] << 24);
+      if ((wLo ^ mask32) !== zLo || (wHi ^ mask32) !== zHi) return false;
+      if (respond) {
+        buf[i] ^= 0x5a;
+        buf[i + 1] ^= 0x5a;
+        buf[i + 2] ^= 0x5a;
+        buf[i + 3] ^= 0x5a;
+        buf[i + 4] ^= 0x5a;
+        buf[i + 5] ^= 0x5a;
+        buf[i + 6] ^= 0x5a;
+        buf[i + 7] ^= 0x5a;
+      }
+      i += 8;
+    } else {
+      let l = zLo;
+      let h = zHi;
+      for (; i < end; i++) {
+        if (buf[i] !== ((l ^ mask) & 0xff)) return false;
+        if (respond) buf[i] ^= 0x5a;
+        l = (l >>> 8) | (h << 24);
+        h >>>= 8;
+      }
+    }
+  }
+  return true;
+}
+
+function seedHi(seq) {
+  return typeof seq === 'bigint' ? Number(BigInt.asUintN(64, seq) >> 32n) : Math.floor(seq / 4294967296) >>> 0;
+}
+
+function seedLo(seq) {
+  return typeof seq === 'bigint' ? Number(seq & 0xffffffffn) : seq >>> 0;
 }
 
 // Writes gen(seq, len) with every byte XORed with `mask` (0 or 0x5A) to
-// buf[off .. off + len).
+// buf[off .. off + len). `seq` is a Number (a safe integer) or a BigInt.
 function fillPayload(buf, off, len, seq, mask) {
-  seed(seq);
-  const end = off + len;
-  let i = off;
-  for (; end - i >= 8; i += 8) {
-    step();
-    const lo = zLo;
-    const hi = zHi;
-    buf[i] = lo ^ mask;
-    buf[i + 1] = (lo >>> 8) ^ mask;
-    buf[i + 2] = (lo >>> 16) ^ mask;
-    buf[i + 3] = (lo >>> 24) ^ mask;
-    buf[i + 4] = hi ^ mask;
-    buf[i + 5] = (hi >>> 8) ^ mask;
-    buf[i + 6] = (hi >>> 16) ^ mask;
-    buf[i + 7] = (hi >>> 24) ^ mask;
-  }
-  if (i < end) {
-    step();
-    let lo = zLo;
-    let hi = zHi;
-    for (; i < end; i++) {
-      buf[i] = lo ^ mask;
-      lo = (lo >>> 8) | (hi << 24);
-      hi >>>= 8;
-    }
-  }
+  fillBlocks(buf, off, len, seedHi(seq), seedLo(seq), mask);
 }
 
 // True when buf[off .. off + len) is gen(seq, len) XOR `mask` (0 or
 // 0x5A); compares 32-bit words, builds nothing.
 function checkPayload(buf, off, len, seq, mask) {
-  seed(seq);
-  const mask32 = (mask | (mask << 8) | (mask << 16) | (mask << 24)) | 0;
-  const end = off + len;
-  let i = off;
-  for (; end - i >= 8; i += 8) {
-    step();
-    const lo = buf[i] | (buf[i + 1] << 8) | (buf[i + 2] << 16) | (buf[i + 3] << 24);
-    const hi = buf[i + 4] | (buf[i + 5] << 8) | (buf[i + 6] << 16) | (buf[i + 7] << 24);
-    if (((lo ^ mask32) | 0) !== (zLo | 0) || ((hi ^ mask32) | 0) !== (zHi | 0)) return false;
-  }
-  if (i < end) {
-    step();
-    let lo = zLo;
-    let hi = zHi;
-    for (; i < end; i++) {
-      if (buf[i] !== ((lo ^ mask) & 0xff)) return false;
-      lo = (lo >>> 8) | (hi << 24);
-      hi >>>= 8;
-    }
-  }
-  return true;
+  return checkBlocks(buf, off, len, seedHi(seq), seedLo(seq), mask, false);
 }
 
 // The server's step: checks that buf[off .. off + len) is gen(seq, len)
 // and turns it into respond(gen(seq, len)) in place. Returns false (with
 // the bytes partly rewritten) when the payload is wrong.
 function checkAndRespond(buf, off, len, seq) {
-  seed(seq);
-  const end = off + len;
-  let i = off;
-  for (; end - i >= 8; i += 8) {
-    step();
-    const lo = zLo;
-    const hi = zHi;
-    const wlo = buf[i] | (buf[i + 1] << 8) | (buf[i + 2] << 16) | (buf[i + 3] << 24);
-    const whi = buf[i + 4] | (buf[i + 5] << 8) | (buf[i + 6] << 16) | (buf[i + 7] << 24);
-    if (wlo !== (lo | 0) || whi !== (hi | 0)) return false;
-    buf[i] ^= 0x5a;
-    buf[i + 1] ^= 0x5a;
-    buf[i + 2] ^= 0x5a;
-    buf[i + 3] ^= 0x5a;
-    buf[i + 4] ^= 0x5a;
-    buf[i + 5] ^= 0x5a;
-    buf[i + 6] ^= 0x5a;
-    buf[i + 7] ^= 0x5a;
-  }
-  if (i < end) {
-    step();
-    let lo = zLo;
-    let hi = zHi;
-    for (; i < end; i++) {
-      if (buf[i] !== (lo & 0xff)) return false;
-      buf[i] ^= 0x5a;
-      lo = (lo >>> 8) | (hi << 24);
-      hi >>>= 8;
-    }
-  }
-  return true;
+  return checkBlocks(buf, off, len, seedHi(seq), seedLo(seq), 0, true);
 }
 
 // gen(seq, len) in a new Buffer (tests and cold paths).
