@@ -1,6 +1,15 @@
 /* Linux implementation of platforms/platform.h.
  *
- * Peak memory. A child's ru_maxrss is not its own peak: the kernel folds
+ * Peak memory. The exact figure is the peer's VmHWM (peak RSS since exec)
+ * read at the very end of its life: the coordinator attaches to the peer
+ * with PTRACE_SEIZE and only PTRACE_O_TRACEEXIT, so the peer runs
+ * untraced (no syscall stops) until it stops once in do_exit, before its
+ * address space is released; VmHWM is read there and the peer let go.
+ * Signals sent to it are passed on unchanged. Where tracing is refused
+ * (a ptrace-restricting sandbox) or the peer was gone before the attach,
+ * the figures below are the fallback.
+ *
+ * A child's ru_maxrss is not its own peak: the kernel folds
  * the high-water mark of the address space that exec replaces into the
  * new image's figure (exec_mmap -> setmax_mm_hiwater_rss), and with
  * posix_spawn (CLONE_VM|CLONE_VFORK) that address space is the
@@ -25,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
@@ -182,6 +192,9 @@ int platform_spawn(const struct platform_spawn_opts *opts,
   fcntl(err_pipe[0], F_SETFL, fcntl(err_pipe[0], F_GETFL) | O_NONBLOCK);
   proc->pid = pid;
   proc->group = pid;
+  proc->exit_peak_rss_bytes = -1;
+  proc->traced =
+      ptrace(PTRACE_SEIZE, pid, NULL, (void *)(long)PTRACE_O_TRACEEXIT) == 0;
   proc->stdout_fd = out_pipe[0];
   proc->stderr_fd = err_pipe[0];
   return 0;
@@ -201,6 +214,26 @@ static int64_t timeval_ns(struct timeval tv)
   return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
 }
 
+/* Handles one ptrace stop of a traced peer and lets it go on. */
+static void handle_stop(struct platform_proc *proc, int status)
+{
+  pid_t pid = (pid_t)proc->pid;
+  int event = status >> 16;
+
+  if (event == PTRACE_EVENT_EXIT) {
+    int64_t hwm = status_field_bytes(proc->pid, "VmHWM");
+    if (hwm > proc->exit_peak_rss_bytes)
+      proc->exit_peak_rss_bytes = hwm;
+    ptrace(PTRACE_CONT, pid, NULL, NULL);
+  } else if (event == PTRACE_EVENT_STOP) {
+    /* A group stop (SIGSTOP and friends): stay stopped as untraced. */
+    ptrace(PTRACE_LISTEN, pid, NULL, NULL);
+  } else {
+    /* A signal on its way to the peer: deliver it as if untraced. */
+    ptrace(PTRACE_CONT, pid, NULL, (void *)(long)WSTOPSIG(status));
+  }
+}
+
 int platform_try_reap(struct platform_proc *proc, struct platform_exit *ex,
                       char *err, size_t errlen)
 {
@@ -208,9 +241,16 @@ int platform_try_reap(struct platform_proc *proc, struct platform_exit *ex,
   int status = 0;
   pid_t r;
 
-  do
-    r = wait4((pid_t)proc->pid, &status, WNOHANG, &ru);
-  while (r < 0 && errno == EINTR);
+  for (;;) {
+    r = wait4((pid_t)proc->pid, &status, WNOHANG | __WALL, &ru);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r > 0 && WIFSTOPPED(status)) {
+      handle_stop(proc, status);
+      continue;
+    }
+    break;
+  }
   if (r == 0)
     return 0;
   if (r < 0) {
@@ -227,11 +267,13 @@ int platform_try_reap(struct platform_proc *proc, struct platform_exit *ex,
   ex->user_cpu_ns = timeval_ns(ru.ru_utime);
   ex->system_cpu_ns = timeval_ns(ru.ru_stime);
   ex->os_peak_rss_bytes = (int64_t)ru.ru_maxrss * 1024;
-  ex->exact_peak_rss_bytes =
-      (proc->spawner_peak_rss_bytes >= 0 &&
-       ex->os_peak_rss_bytes > proc->spawner_peak_rss_bytes)
-          ? ex->os_peak_rss_bytes
-          : -1;
+  if (proc->exit_peak_rss_bytes > 0)
+    ex->exact_peak_rss_bytes = proc->exit_peak_rss_bytes;
+  else if (proc->spawner_peak_rss_bytes >= 0 &&
+           ex->os_peak_rss_bytes > proc->spawner_peak_rss_bytes)
+    ex->exact_peak_rss_bytes = ex->os_peak_rss_bytes;
+  else
+    ex->exact_peak_rss_bytes = -1;
   return 1;
 }
 
@@ -437,9 +479,11 @@ void platform_machine_describe(struct platform_machine *m)
 
 const char *platform_peak_rss_method(void)
 {
-  return "linux: wait4 ru_maxrss when it exceeds the coordinator's own peak "
-         "at spawn (then it is the peer's exact lifetime peak), otherwise "
-         "the last VmHWM read from /proc/PID/status while the peer lived";
+  return "linux: VmHWM (peak RSS since exec) from /proc/PID/status, read "
+         "when the peer stops at its exit (ptrace PTRACE_O_TRACEEXIT, no "
+         "other tracing); if that stop was missed, wait4 ru_maxrss when it "
+         "exceeds the coordinator's own peak at spawn (it is then the "
+         "peer's), else the last VmHWM read while the peer ran";
 }
 
 const char *platform_sampled_rss_method(void)

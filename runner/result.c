@@ -54,8 +54,8 @@ int result_parse(const char *line, size_t len, struct client_result *r,
   }
   obj = json_tokener_parse_ex(tok, line, (int)len);
   if (obj == NULL || json_tokener_get_parse_end(tok) != len) {
-    snprintf(err, errlen, "the result line is not one JSON object: '%.60s'",
-             line);
+    snprintf(err, errlen, "the result line is not one JSON object: '%.*s'",
+             (int)(len < 60 ? len : 60), line);
     goto out;
   }
   if (!json_object_is_type(obj, json_type_object)) {

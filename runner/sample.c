@@ -112,10 +112,19 @@ static void parse_ready(struct sample_exec *x)
            "server printed '%.60s' instead of 'READY <port>'", line);
 }
 
+static void sample_memory(struct peer *p);
+
 static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 {
   struct peer *p = stream->data;
   int is_out = stream == (uv_stream_t *)&p->out_pipe;
+
+  /* Output comes at the moments that matter (READY, the result line just
+   * before the client exits, a last message before a failure): a reading
+   * of both peers then catches peaks that a short-lived peer would reach
+   * between two ticks. */
+  sample_memory(&p->x->server);
+  sample_memory(&p->x->client);
 
   if (n > 0) {
     if (is_out) {
@@ -250,22 +259,29 @@ static void escalate(struct peer *p, uint64_t now)
   }
 }
 
-static void watch_peer(struct peer *p, uint64_t now)
+static void sample_memory(struct peer *p)
 {
   struct platform_memory mem;
+  struct peer_report *r = p->rep;
+
+  if (!p->running || platform_sample_memory(&p->proc, &mem) != 0)
+    return;
+  r->memory_samples++;
+  if (mem.peak_rss_bytes > r->sampled_peak_rss_bytes)
+    r->sampled_peak_rss_bytes = mem.peak_rss_bytes;
+  if (mem.rss_bytes > r->sampled_rss_max_bytes)
+    r->sampled_rss_max_bytes = mem.rss_bytes;
+}
+
+static void watch_peer(struct peer *p, uint64_t now)
+{
   struct platform_exit ex;
   struct peer_report *r = p->rep;
   char err[128];
 
   if (!p->running)
     return;
-  if (platform_sample_memory(&p->proc, &mem) == 0) {
-    r->memory_samples++;
-    if (mem.peak_rss_bytes > r->sampled_peak_rss_bytes)
-      r->sampled_peak_rss_bytes = mem.peak_rss_bytes;
-    if (mem.rss_bytes > r->sampled_rss_max_bytes)
-      r->sampled_rss_max_bytes = mem.rss_bytes;
-  }
+  sample_memory(p);
   if (platform_try_reap(&p->proc, &ex, err, sizeof(err)) != 1)
     return;
   p->running = 0;
@@ -277,9 +293,17 @@ static void watch_peer(struct peer *p, uint64_t now)
   r->user_cpu_ns = ex.user_cpu_ns;
   r->system_cpu_ns = ex.system_cpu_ns;
   r->os_peak_rss_bytes = ex.os_peak_rss_bytes;
+  r->exit_peak_rss_bytes = p->proc.exit_peak_rss_bytes;
   if (ex.exact_peak_rss_bytes >= 0) {
-    r->peak_rss_bytes = ex.exact_peak_rss_bytes;
-    r->peak_rss_source = "os_lifetime_peak";
+    /* The kernel's RSS counters are summed lazily (per-CPU or per-task
+     * caches), so two readings of the same peak can differ by a few pages:
+     * the larger is still a figure the peer reached. */
+    r->peak_rss_bytes = ex.exact_peak_rss_bytes > r->sampled_peak_rss_bytes
+                            ? ex.exact_peak_rss_bytes
+                            : r->sampled_peak_rss_bytes;
+    r->peak_rss_source = p->proc.exit_peak_rss_bytes > 0
+                             ? "peak_since_exec_at_exit"
+                             : "os_lifetime_peak";
   } else if (r->sampled_peak_rss_bytes >= 0) {
     r->peak_rss_bytes = r->sampled_peak_rss_bytes;
     r->peak_rss_source = "sampled_peak_since_exec";
@@ -363,7 +387,7 @@ static void init_report(struct peer_report *r)
 {
   memset(r, 0, sizeof(*r));
   r->user_cpu_ns = r->system_cpu_ns = -1;
-  r->peak_rss_bytes = r->os_peak_rss_bytes = -1;
+  r->peak_rss_bytes = r->os_peak_rss_bytes = r->exit_peak_rss_bytes = -1;
   r->spawner_peak_rss_bytes = r->sampled_peak_rss_bytes = -1;
   r->sampled_rss_max_bytes = -1;
 }

@@ -80,9 +80,13 @@ struct peer_report {
   int64_t user_cpu_ns; /* -1 when unknown */
   int64_t system_cpu_ns;
   /* Peak RSS as exactly as the OS allows, and where it came from:
-   * "os_lifetime_peak" or "sampled_peak_since_exec"; NULL when none. */
+   * "peak_since_exec_at_exit" (read as the peer exits: exact),
+   * "os_lifetime_peak" (the OS's figure for the reaped child: exact), or
+   * "sampled_peak_since_exec" (the last reading while it ran: a lower
+   * bound); NULL when none. */
   int64_t peak_rss_bytes;
   const char *peak_rss_source;
+  int64_t exit_peak_rss_bytes;    /* read at the exit stop, or -1 */
   int64_t os_peak_rss_bytes;      /* the OS's raw figure (ru_maxrss) */
   int64_t spawner_peak_rss_bytes; /* the coordinator's peak at spawn */
   int64_t sampled_peak_rss_bytes; /* last peak-since-exec reading */

@@ -32,8 +32,8 @@ static const char *rss_source(const struct evidence_lane *lane, int server)
     if (p->peak_rss_source == NULL)
       continue;
     any = 1;
-    if (strcmp(p->peak_rss_source, "os_lifetime_peak") != 0)
-      return "since-exec";
+    if (strcmp(p->peak_rss_source, "sampled_peak_since_exec") == 0)
+      return "sampled";
   }
   return any ? "exact" : "";
 }
@@ -96,8 +96,8 @@ void summary_print(FILE *f, const struct evidence_run *run)
     if (lane->unavailable_reason)
       unavailable++;
   }
-  fprintf(f, "peak RSS: exact = the OS's lifetime peak of the reaped peer; "
-             "since-exec = its peak since exec (VmHWM), last read while it ran\n");
+  fprintf(f, "peak RSS: exact = the peer's own peak as it exited; sampled = "
+             "the last reading while it ran (a lower bound)\n");
   for (int l = 0; l < run->nlanes; l++) {
     const struct evidence_lane *lane = &run->lanes[l];
     if (lane->unavailable_reason)

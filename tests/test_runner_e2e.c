@@ -1,0 +1,456 @@
+/* The coordinator end to end: the C lane against itself, and for every
+ * check a misbehaving fixture peer (tests/fixture.c) that makes exactly
+ * that check fail, with the right reason, nothing left running and no
+ * temporary entry left. Then `crossrun quick` itself, with its evidence
+ * file read back field by field. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "platforms/platform.h"
+#include "runner/sample.h"
+#include "tests/tap.h"
+
+#define MIB (1024 * 1024)
+
+static char fixture[1024], c_server[1024], c_client[1024], crossrun[1024];
+
+struct peer_cmd {
+  const char *argv[4];
+};
+
+static struct peer_cmd fixture_peer(const char *role, const char *mode)
+{
+  struct peer_cmd p = {{fixture, role, mode, NULL}};
+  return p;
+}
+
+static struct peer_cmd c_peer(int server)
+{
+  struct peer_cmd p = {{server ? c_server : c_client, NULL, NULL, NULL}};
+  return p;
+}
+
+static struct sample_limits test_limits(void)
+{
+  struct sample_limits l = SAMPLE_LIMITS_DEFAULT;
+  l.ready_timeout_ms = (uint64_t)(tap_timeout_s(3) * 1000);
+  l.client_timeout_ms = (uint64_t)(tap_timeout_s(6) * 1000);
+  l.exit_timeout_ms = (uint64_t)(tap_timeout_s(2) * 1000);
+  l.kill_grace_ms = 500;
+  return l;
+}
+
+/* Nothing of the sample may remain: its temporary directory, and any
+ * process of the peers' groups. */
+static void assert_nothing_left(const char *name, struct sample_result *r)
+{
+  struct stat st;
+  int alive = 0;
+
+  if (r->server.pid > 0 && kill(-(pid_t)r->server.pid, 0) == 0)
+    alive++;
+  if (r->client.pid > 0 && kill(-(pid_t)r->client.pid, 0) == 0)
+    alive++;
+  TAP_OK(alive == 0, "%s: no process of the sample is left", name);
+  TAP_OK(r->temp_dir[0] != '\0' && stat(r->temp_dir, &st) != 0 &&
+             errno == ENOENT,
+         "%s: the temporary directory is removed", name);
+}
+
+static int run_sample(struct sample_result *r, struct peer_cmd server,
+                      struct peer_cmd client, struct proto_workload w,
+                      struct sample_limits limits)
+{
+  char err[256];
+  struct sample_spec spec = {"test", server.argv, client.argv, "127.0.0.1",
+                             w, limits, NULL};
+  int rc = sample_run(&spec, r, err, sizeof(err));
+  if (rc != 0)
+    tap_diag("sample_run: %s", err);
+  return rc;
+}
+
+static const struct proto_workload small = {10, 200, 64, 8};
+
+/* One misbehaving case: the status, the reason, the check that must fail
+ * and every other check's expected outcome. */
+struct fault_case {
+  const char *name;
+  struct peer_cmd server;
+  struct peer_cmd client;
+  const char *reason;
+  enum check_id failing;
+  const char *message_has; /* in the failure message */
+};
+
+static void run_fault(const struct fault_case *fc)
+{
+  struct sample_result r;
+
+  if (run_sample(&r, fc->server, fc->client, small, test_limits()) != 0) {
+    TAP_OK(0, "%s: the sample ran", fc->name);
+    return;
+  }
+  TAP_OK(r.status == SAMPLE_FAILED && r.failure_reason &&
+             strcmp(r.failure_reason, fc->reason) == 0,
+         "%s: fails as %s (got %s %s: %s)", fc->name, fc->reason,
+         sample_status_name(r.status),
+         r.failure_reason ? r.failure_reason : "-", r.message);
+  TAP_OK(r.checks[fc->failing].ran && !r.checks[fc->failing].passed,
+         "%s: check %s fails: %s", fc->name, sample_check_name(fc->failing),
+         r.checks[fc->failing].reason);
+  if (fc->message_has)
+    TAP_OK(strstr(r.message, fc->message_has) != NULL,
+           "%s: the message says '%s'", fc->name, fc->message_has);
+  assert_nothing_left(fc->name, &r);
+  sample_result_release(&r);
+}
+
+static void test_c_lane_passes(void)
+{
+  struct sample_result r;
+
+  if (run_sample(&r, c_peer(1), c_peer(0), small, test_limits()) != 0)
+    return;
+  TAP_OK(r.status == SAMPLE_PASSED, "c-c passes (%s %s)",
+         sample_status_name(r.status), r.message);
+  for (int i = 0; i < CHECK_COUNT; i++)
+    TAP_OK(r.checks[i].ran && r.checks[i].passed, "c-c: check %s passed: %s",
+           sample_check_name((enum check_id)i), r.checks[i].reason);
+  TAP_OK(r.have_result && r.result.elapsed_ns > 0 &&
+             r.result.round_trips == 200,
+         "c-c: the client's result is read");
+  TAP_OK(r.client.user_cpu_ns >= 0 && r.server.system_cpu_ns >= 0 &&
+             r.client.user_cpu_ns + r.client.system_cpu_ns > 0,
+         "c-c: CPU times come from the reaped peers");
+  TAP_OK(r.client.peak_rss_bytes > 256 * 1024 &&
+             r.server.peak_rss_bytes > 256 * 1024 &&
+             r.client.peak_rss_source != NULL,
+         "c-c: peak RSS of both peers (%lld, %lld, %s)",
+         (long long)r.client.peak_rss_bytes,
+         (long long)r.server.peak_rss_bytes, r.client.peak_rss_source);
+  TAP_OK(!r.client.forced && !r.server.forced && r.server.exited &&
+             r.client.exited,
+         "c-c: both exited by themselves");
+  assert_nothing_left("c-c", &r);
+  sample_result_release(&r);
+}
+
+static void test_faults(void)
+{
+  const struct fault_case cases[] = {
+      {"never READY", fixture_peer("server", "never-ready"), c_peer(0),
+       "server_not_ready", CHECK_SERVER_READY, "no READY line"},
+      {"server exits 3", fixture_peer("server", "exit3"), c_peer(0),
+       "server_exit", CHECK_SERVER_EXIT, "exited with 3"},
+      {"client exits 3", c_peer(1), fixture_peer("client", "exit3"),
+       "client_exit", CHECK_CLIENT_EXIT, "exited with 3"},
+      {"server dies by a signal", fixture_peer("server", "signal"),
+       c_peer(0), "signal", CHECK_SERVER_EXIT, "SIGABRT"},
+      {"server hangs", fixture_peer("server", "hang"), c_peer(0),
+       "timeout_server", CHECK_SERVER_EXIT, "deadline"},
+      {"client hangs", c_peer(1), fixture_peer("client", "hang"),
+       "timeout_client", CHECK_CLIENT_EXIT, "deadline"},
+      {"file left in TMPDIR", fixture_peer("server", "leave-file"),
+       c_peer(0), "temp_not_clean", CHECK_TEMP_CLEAN, "leftover.txt"},
+      {"setsid grandchild", fixture_peer("server", "orphan"), c_peer(0),
+       "orphan_process", CHECK_NO_ORPHANS, "left alive"},
+      {"wrong count", c_peer(1), fixture_peer("client", "wrong-count"),
+       "result_mismatch", CHECK_CLIENT_RESULT, "'round_trips' is 199"},
+      {"result not JSON", c_peer(1), fixture_peer("client", "bad-json"),
+       "result_mismatch", CHECK_CLIENT_RESULT, "not one JSON object"},
+      {"no result line", c_peer(1), fixture_peer("client", "no-result"),
+       "result_mismatch", CHECK_CLIENT_RESULT, "no result line"},
+      {"server closes first", fixture_peer("server", "close-first"),
+       c_peer(0), "port_not_free", CHECK_PORT_FREE, "cannot be bound"},
+      {"server sends a wrong sequence",
+       fixture_peer("server", "wrong-sequence"), c_peer(0),
+       "protocol_violation", CHECK_CLIENT_EXIT, "wrong_sequence"},
+      {"client sends a wrong payload", c_peer(1),
+       fixture_peer("client", "wrong-payload"), "protocol_violation",
+       CHECK_SERVER_EXIT, "wrong_payload"},
+      {"client sends an oversized frame", c_peer(1),
+       fixture_peer("client", "oversized"), "protocol_violation",
+       CHECK_SERVER_EXIT, "frame_too_large"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    run_fault(&cases[i]);
+}
+
+static void test_orphan_holds_port(void)
+{
+  struct sample_result r;
+
+  if (run_sample(&r, fixture_peer("server", "orphan"), c_peer(0), small,
+                 test_limits()) != 0)
+    return;
+  TAP_OK(r.orphans.count >= 1 && strstr(r.orphans.list[0].name, "fixture"),
+         "the escaped grandchild is found by name (%d found)",
+         r.orphans.count);
+  TAP_OK(r.checks[CHECK_PORT_FREE].passed,
+         "once killed, the grandchild no longer holds the port");
+  sample_result_release(&r);
+}
+
+static void test_unsupported_and_missing(void)
+{
+  struct sample_result r;
+  struct peer_cmd missing = {{"/nonexistent/crossrun-peer", NULL, NULL,
+                              NULL}};
+
+  if (run_sample(&r, c_peer(1), fixture_peer("client", "unsupported"), small,
+                 test_limits()) == 0) {
+    TAP_OK(r.status == SAMPLE_UNSUPPORTED,
+           "a client exiting 127 is unsupported, not failed (%s)",
+           sample_status_name(r.status));
+    assert_nothing_left("unsupported", &r);
+    sample_result_release(&r);
+  }
+  if (run_sample(&r, missing, c_peer(0), small, test_limits()) == 0) {
+    TAP_OK(r.status == SAMPLE_ERROR && strstr(r.message, "cannot start"),
+           "a missing program is a runner error: %s", r.message);
+    assert_nothing_left("missing program", &r);
+    sample_result_release(&r);
+  }
+}
+
+static void test_flood(void)
+{
+  struct sample_result r;
+  int64_t before = platform_self_peak_rss_bytes();
+
+  if (run_sample(&r, fixture_peer("server", "flood-stderr"), c_peer(0), small,
+                 test_limits()) != 0)
+    return;
+  TAP_OK(r.status == SAMPLE_PASSED, "a flood of stderr alone fails nothing "
+                                    "(%s)", r.message);
+  TAP_OK(r.server.err.total >= 64u * MIB && capture_truncated(&r.server.err),
+         "every byte of the flood is counted (%llu), the middle dropped",
+         (unsigned long long)r.server.err.total);
+  TAP_OK(platform_self_peak_rss_bytes() - before < 8 * MIB,
+         "the runner's memory does not grow with the flood (%lld KiB)",
+         (long long)((platform_self_peak_rss_bytes() - before) / 1024));
+  sample_result_release(&r);
+}
+
+static void test_memory(void)
+{
+  struct sample_result r;
+  char *ballast;
+  const size_t ballast_bytes = 160 * MIB;
+
+  if (run_sample(&r, fixture_peer("server", "rss64"), c_peer(0), small,
+                 test_limits()) == 0) {
+    TAP_OK(r.status == SAMPLE_PASSED, "rss64 passes (%s)", r.message);
+    TAP_OK(r.server.peak_rss_bytes >= 64 * MIB &&
+               r.server.peak_rss_bytes <= 64 * MIB + 6 * MIB,
+           "a server touching 64 MiB peaks at 64 MiB plus its own small "
+           "size: %.1f MiB (%s)",
+           (double)r.server.peak_rss_bytes / MIB, r.server.peak_rss_source);
+    sample_result_release(&r);
+  }
+  /* The coordinator now holds far more than the tiny peer will: its
+   * ru_maxrss inherits this, the reported peak must not. */
+  ballast = malloc(ballast_bytes);
+  if (ballast == NULL)
+    return;
+  memset(ballast, 1, ballast_bytes);
+  if (run_sample(&r, fixture_peer("server", "tiny"), c_peer(0), small,
+                 test_limits()) == 0) {
+    TAP_OK(r.status == SAMPLE_PASSED, "tiny passes (%s)", r.message);
+    TAP_OK(r.server.os_peak_rss_bytes >= (int64_t)ballast_bytes,
+           "the OS's ru_maxrss of the tiny peer carries the coordinator's "
+           "memory: %.1f MiB",
+           (double)r.server.os_peak_rss_bytes / MIB);
+    TAP_OK(r.server.peak_rss_bytes > 0 && r.server.peak_rss_bytes < 8 * MIB,
+           "the reported peak is the tiny peer's own: %.2f MiB (%s)",
+           (double)r.server.peak_rss_bytes / MIB,
+           r.server.peak_rss_source ? r.server.peak_rss_source : "none");
+    sample_result_release(&r);
+  }
+  /* Touch the ballast so it cannot be optimised away before the run. */
+  TAP_OK(ballast[ballast_bytes - 1] == 1, "ballast held during the run");
+  free(ballast);
+}
+
+static void test_interrupt(void)
+{
+  static volatile sig_atomic_t stop = 1;
+  struct sample_result r;
+  char err[256];
+  struct peer_cmd s = fixture_peer("server", "hang"),
+                  c = fixture_peer("client", "hang");
+  struct sample_spec spec = {"test", s.argv, c.argv, "127.0.0.1",
+                             small, test_limits(), &stop};
+
+  if (sample_run(&spec, &r, err, sizeof(err)) != 0)
+    return;
+  TAP_OK(r.status == SAMPLE_ERROR && r.failure_reason &&
+             strcmp(r.failure_reason, "interrupted") == 0,
+         "a stop request ends the sample as interrupted");
+  assert_nothing_left("interrupted", &r);
+  sample_result_release(&r);
+}
+
+static json_object *path(json_object *o, const char *dotted)
+{
+  char buf[256], *save = NULL;
+  snprintf(buf, sizeof(buf), "%s", dotted);
+  for (char *k = strtok_r(buf, ".", &save); k && o;
+       k = strtok_r(NULL, ".", &save)) {
+    if (json_object_is_type(o, json_type_array))
+      o = json_object_array_get_idx(o, (size_t)atoi(k));
+    else if (!json_object_object_get_ex(o, k, &o))
+      return NULL;
+  }
+  return o;
+}
+
+static void test_crossrun_quick(void)
+{
+  char dir[] = "/tmp/crossrun-test-XXXXXX", out[256], cmd[2048], *text;
+  const char *forbidden[] = {"/tmp/", "/root", "/home/", "/work/"};
+  json_object *doc;
+  FILE *f;
+  long size;
+  int status;
+
+  if (mkdtemp(dir) == NULL)
+    return;
+  snprintf(out, sizeof(out), "%s/evidence.json", dir);
+  snprintf(cmd, sizeof(cmd),
+           "%s quick --lanes c-c --samples 2 --out %s >%s/stdout 2>&1",
+           crossrun, out, dir);
+  status = system(cmd);
+  TAP_OK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+         "crossrun quick --lanes c-c exits 0");
+  doc = json_object_from_file(out);
+  TAP_OK(doc != NULL, "the evidence file is JSON");
+  if (doc != NULL) {
+    TAP_OK(json_object_get_int(path(doc, "schema_version")) == 1 &&
+               strcmp(json_object_get_string(path(doc, "mode")), "quick") ==
+                   0 &&
+               !json_object_get_boolean(path(doc, "performance_claims")) &&
+               json_object_get_boolean(path(doc, "complete")),
+           "evidence: schema version, mode quick, no performance claims, "
+           "complete");
+    TAP_OK(path(doc, "machine.os") && path(doc, "machine.arch") &&
+               path(doc, "machine.kernel") && path(doc, "machine.cpu_model") &&
+               json_object_get_int(path(doc, "machine.logical_cpus")) > 0 &&
+               json_object_get_int64(path(doc, "machine.memory_bytes")) > 0,
+           "evidence: the machine");
+    TAP_OK(json_object_get_int64(path(doc, "workload.round_trips")) ==
+               20000 &&
+               json_object_get_int64(path(doc, "workload.warmup_round_trips")) ==
+                   1000,
+           "evidence: the workload");
+    TAP_OK(json_object_array_length(path(doc, "lanes.c-c.samples")) == 2,
+           "evidence: both raw samples");
+    for (int i = 0; i < 2; i++) {
+      char p[128];
+      json_object *s;
+      snprintf(p, sizeof(p), "lanes.c-c.samples.%d", i);
+      s = path(doc, p);
+      TAP_OK(s && strcmp(json_object_get_string(path(s, "status")),
+                         "passed") == 0 &&
+                 json_object_get_int64(path(s, "elapsed_ns")) > 0,
+             "sample %d: passed with elapsed_ns", i);
+      TAP_OK(path(s, "client.exit.code") &&
+                 json_object_get_int(path(s, "client.exit.code")) == 0 &&
+                 json_object_get_int64(path(s, "server.cpu.user_ns")) >= 0 &&
+                 path(s, "server.cpu.user_ns") &&
+                 json_object_get_int64(
+                     path(s, "client.memory.peak_rss_bytes")) > 0 &&
+                 path(s, "client.memory.peak_rss_source") &&
+                 path(s, "server.memory.os_peak_rss_bytes") &&
+                 path(s, "server.memory.coordinator_peak_rss_at_spawn_bytes"),
+             "sample %d: exit codes, CPU and labelled peak RSS per peer", i);
+      TAP_OK(strcmp(json_object_get_string(path(s, "checks.port_free.outcome")),
+                    "passed") == 0 &&
+                 strcmp(json_object_get_string(
+                            path(s, "checks.temp_clean.outcome")),
+                        "passed") == 0 &&
+                 path(s, "checks.no_orphans.reason"),
+             "sample %d: every check with its outcome and reason", i);
+      TAP_OK(path(s, "reproduce.crossrun") &&
+                 strstr(json_object_get_string(path(s, "reproduce.crossrun")),
+                        "--lanes c-c") &&
+                 path(s, "reproduce.client"),
+             "sample %d: a command line that reproduces it", i);
+    }
+    TAP_OK(json_object_get_int(path(doc, "cleanliness.pairs_started")) == 2 &&
+               json_object_get_int(path(doc, "cleanliness.natural_exits")) ==
+                   2 &&
+               json_object_get_int(path(doc, "cleanliness.processes_left")) ==
+                   0,
+           "evidence: the cleanliness summary");
+    json_object_put(doc);
+  }
+  f = fopen(out, "r");
+  if (f != NULL && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0) {
+    rewind(f);
+    text = calloc(1, (size_t)size + 1);
+    if (text && fread(text, 1, (size_t)size, f) == (size_t)size) {
+      const char *bad = NULL;
+      for (size_t i = 0; i < sizeof(forbidden) / sizeof(forbidden[0]); i++)
+        if (strstr(text, forbidden[i]))
+          bad = forbidden[i];
+      TAP_OK(bad == NULL, "evidence holds no absolute path (%s)",
+             bad ? bad : "none");
+    }
+    free(text);
+  }
+  if (f)
+    fclose(f);
+  snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+  if (system(cmd) != 0)
+    tap_diag("could not remove %s", dir);
+}
+
+static void test_crossrun_usage(void)
+{
+  static const char *bad[] = {
+      "quick --lanes x-y", "quick --samples nope", "quick --host 192.0.2.1",
+      "frobnicate", "quick --nope",
+  };
+  char cmd[2048];
+
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    snprintf(cmd, sizeof(cmd), "%s %s >/dev/null 2>&1", crossrun, bad[i]);
+    int status = system(cmd);
+    TAP_OK(WIFEXITED(status) && WEXITSTATUS(status) == 2,
+           "crossrun %s exits 2", bad[i]);
+  }
+  snprintf(cmd, sizeof(cmd), "%s quick --help | grep -q -- --lanes",
+           crossrun);
+  TAP_OK(system(cmd) == 0, "crossrun quick --help lists the options");
+}
+
+int main(void)
+{
+  const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+  char err[256] = "";
+
+  snprintf(fixture, sizeof(fixture), "%s/tests/fixture", build);
+  snprintf(c_server, sizeof(c_server), "%s/lanes/c/server", build);
+  snprintf(c_client, sizeof(c_client), "%s/lanes/c/client", build);
+  snprintf(crossrun, sizeof(crossrun), "%s/crossrun", build);
+  if (!TAP_OK(platform_init(err, sizeof(err)) == 0, "platform_init: %s", err))
+    return tap_done();
+  test_c_lane_passes();
+  test_faults();
+  test_orphan_holds_port();
+  test_unsupported_and_missing();
+  test_flood();
+  test_memory();
+  test_interrupt();
+  test_crossrun_quick();
+  test_crossrun_usage();
+  return tap_done();
+}
