@@ -38,6 +38,37 @@ static const char *rss_source(const struct evidence_lane *lane, int server)
   return any ? "exact" : "";
 }
 
+#define BASELINE_LANE "baseline-baseline"
+
+/* When the raw loopback baseline ran, each lane's median against its. */
+static void print_baseline_ratios(FILE *f, const struct evidence_run *run)
+{
+  struct stats_lane base, st;
+  int found = 0;
+
+  for (int l = 0; l < run->nlanes; l++) {
+    if (strcmp(run->lanes[l].name, BASELINE_LANE) == 0) {
+      stats_lane_compute(run->lanes[l].samples, run->lanes[l].nsamples,
+                         &base);
+      found = base.timed > 0;
+    }
+  }
+  if (!found)
+    return;
+  fprintf(f, "\nratio of medians to the raw loopback baseline (%.1f ns/round "
+             "trip):\n", base.ns_per_rt.median);
+  for (int l = 0; l < run->nlanes; l++) {
+    if (strcmp(run->lanes[l].name, BASELINE_LANE) == 0)
+      continue;
+    stats_lane_compute(run->lanes[l].samples, run->lanes[l].nsamples, &st);
+    if (st.timed > 0)
+      fprintf(f, "  %-16s %.2fx  (min-max %.2fx-%.2fx)\n", run->lanes[l].name,
+              st.ns_per_rt.median / base.ns_per_rt.median,
+              st.ns_per_rt.min / base.ns_per_rt.median,
+              st.ns_per_rt.max / base.ns_per_rt.median);
+  }
+}
+
 int summary_all_passed(const struct evidence_run *run)
 {
   struct evidence_cleanliness c;
@@ -67,7 +98,7 @@ void summary_print(FILE *f, const struct evidence_run *run)
   if (!run->performance_claims)
     fprintf(f, "smoke check: no performance claims; timings below only "
                "show that each lane ran\n");
-  fprintf(f, "\n%-16s %-11s %-6s %-24s %-18s %-18s %-10s %-10s\n", "lane",
+  fprintf(f, "\n%-17s %-11s %-6s %-24s %-18s %-18s %-10s %-10s\n", "lane",
           "status", "passed", "ns/round trip [min-max]", "client peak RSS",
           "server peak RSS", "client CPU", "server CPU");
   for (int l = 0; l < run->nlanes; l++) {
@@ -91,11 +122,12 @@ void summary_print(FILE *f, const struct evidence_run *run)
     ms(ccpu, sizeof(ccpu), st.client_cpu.median, st.client_cpu.n);
     ms(scpu, sizeof(scpu), st.server_cpu.median, st.server_cpu.n);
     snprintf(passed, sizeof(passed), "%d/%d", st.passed, lane->nsamples);
-    fprintf(f, "%-16s %-11s %-6s %-24s %-18s %-18s %-10s %-10s\n", lane->name,
+    fprintf(f, "%-17s %-11s %-6s %-24s %-18s %-18s %-10s %-10s\n", lane->name,
             stats_lane_status(lane, &st), passed, time, cr, sr, ccpu, scpu);
     if (lane->unavailable_reason)
       unavailable++;
   }
+  print_baseline_ratios(f, run);
   fprintf(f, "peak RSS: exact = the peer's own peak as it exited; sampled = "
              "the last reading while it ran (a lower bound)\n");
   for (int l = 0; l < run->nlanes; l++) {
