@@ -179,7 +179,10 @@ mod tests {
 
     #[test]
     fn server_flags() {
-        assert_eq!(parse_server(args("--listen 127.0.0.1:0")).unwrap().port(), 0);
+        assert_eq!(
+            parse_server(args("--listen 127.0.0.1:0")).unwrap().port(),
+            0
+        );
         assert!(parse_server(args("")).is_err());
         assert!(parse_server(args("--listen")).is_err());
         assert!(parse_server(args("--listen 127.0.0.1:0 --port 3")).is_err());

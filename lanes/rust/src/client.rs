@@ -40,11 +40,9 @@ pub fn encode_requests(out: &mut Vec<u8>, first: u64, count: u64, p: u32) {
     let f = codec::HEADER_BYTES + p as usize;
     let old = out.len();
     out.resize(old + f * count as usize, 0);
-    let mut seq = first;
-    for frame in out[old..].chunks_exact_mut(f) {
+    for (seq, frame) in (first..).zip(out[old..].chunks_exact_mut(f)) {
         Header::new(codec::REQUEST, p, seq).encode(frame);
         payload::fill(&mut frame[codec::HEADER_BYTES..], seq);
-        seq += 1;
     }
 }
 
@@ -302,7 +300,11 @@ impl Client {
                 if h.seq != self.total + 1 {
                     return Err(Rejection::new(
                         Reject::WrongSequence,
-                        format!("BYE_ACK with sequence {}, expected {}", h.seq, self.total + 1),
+                        format!(
+                            "BYE_ACK with sequence {}, expected {}",
+                            h.seq,
+                            self.total + 1
+                        ),
                     ));
                 }
                 let got = Counts::decode(body);
@@ -326,7 +328,12 @@ impl Client {
 fn unexpected(ty: u8, expected: &str) -> Rejection {
     Rejection::new(
         Reject::UnexpectedType,
-        format!("{} frame (type {}), expected {}", codec::type_name(ty), ty, expected),
+        format!(
+            "{} frame (type {}), expected {}",
+            codec::type_name(ty),
+            ty,
+            expected
+        ),
     )
 }
 
@@ -374,7 +381,10 @@ pub fn run(stream: &mut TcpStream, w: Workload) -> Result<Outcome, Rejection> {
             totals: client.totals(),
             elapsed_ns,
         }),
-        Err(Failure { rejection, may_write }) => {
+        Err(Failure {
+            rejection,
+            may_write,
+        }) => {
             if may_write {
                 net::reject_and_close(stream, &rejection);
             } else {
@@ -454,7 +464,12 @@ fn write_checked(
     }
 }
 
-fn handshake(stream: &mut TcpStream, client: &mut Client, rb: &mut RecvBuf, out: &mut Vec<u8>) -> Result<(), Rejection> {
+fn handshake(
+    stream: &mut TcpStream,
+    client: &mut Client,
+    rb: &mut RecvBuf,
+    out: &mut Vec<u8>,
+) -> Result<(), Rejection> {
     out.clear();
     client.hello(out);
     write_checked(stream, out, client, rb)?;
@@ -464,7 +479,12 @@ fn handshake(stream: &mut TcpStream, client: &mut Client, rb: &mut RecvBuf, out:
     Ok(())
 }
 
-fn goodbye(stream: &mut TcpStream, client: &mut Client, rb: &mut RecvBuf, out: &mut Vec<u8>) -> Result<(), Rejection> {
+fn goodbye(
+    stream: &mut TcpStream,
+    client: &mut Client,
+    rb: &mut RecvBuf,
+    out: &mut Vec<u8>,
+) -> Result<(), Rejection> {
     out.clear();
     client.bye(out);
     write_checked(stream, out, client, rb)?;
@@ -617,7 +637,12 @@ fn run_threaded(
     let handle = thread::Builder::new()
         .name("writer".into())
         .spawn(move || writer(wstream, wshared, w))
-        .map_err(|e| Rejection::new(Reject::UnexpectedEof, format!("cannot start the writer thread: {}", e)))?;
+        .map_err(|e| {
+            Rejection::new(
+                Reject::UnexpectedEof,
+                format!("cannot start the writer thread: {}", e),
+            )
+        })?;
 
     let mut acked = 0u64;
     let read_result = loop {

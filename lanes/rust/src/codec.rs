@@ -125,7 +125,11 @@ impl Header {
         if self.flags != 0 {
             return Err(Rejection::new(
                 Reject::BadFlags,
-                format!("flags 0x{:04x} in a {} frame", self.flags, type_name(self.ty)),
+                format!(
+                    "flags 0x{:04x} in a {} frame",
+                    self.flags,
+                    type_name(self.ty)
+                ),
             ));
         }
         if self.len > MAX_PAYLOAD {
@@ -401,21 +405,27 @@ mod tests {
         let h = Header::new(REQUEST, 64, 0x0102_0304_0506_0708);
         let mut b = [0u8; 16];
         h.encode(&mut b);
-        assert_eq!(
-            b,
-            [1, 3, 0, 0, 0, 0, 0, 64, 1, 2, 3, 4, 5, 6, 7, 8]
-        );
+        assert_eq!(b, [1, 3, 0, 0, 0, 0, 0, 64, 1, 2, 3, 4, 5, 6, 7, 8]);
         assert_eq!(Header::decode(&b), h);
     }
 
     #[test]
     fn header_checks_in_order() {
-        assert_eq!(kind(&hdr(2, 9, 1, u32::MAX, 0)), Some(Reject::UnsupportedVersion));
+        assert_eq!(
+            kind(&hdr(2, 9, 1, u32::MAX, 0)),
+            Some(Reject::UnsupportedVersion)
+        );
         assert_eq!(kind(&hdr(1, 0, 1, u32::MAX, 0)), Some(Reject::UnknownType));
         assert_eq!(kind(&hdr(1, 8, 0, 0, 0)), Some(Reject::UnknownType));
         assert_eq!(kind(&hdr(1, 3, 1, u32::MAX, 0)), Some(Reject::BadFlags));
-        assert_eq!(kind(&hdr(1, 3, 0, MAX_PAYLOAD + 1, 0)), Some(Reject::FrameTooLarge));
-        assert_eq!(kind(&hdr(1, 1, 0, MAX_PAYLOAD + 1, 0)), Some(Reject::FrameTooLarge));
+        assert_eq!(
+            kind(&hdr(1, 3, 0, MAX_PAYLOAD + 1, 0)),
+            Some(Reject::FrameTooLarge)
+        );
+        assert_eq!(
+            kind(&hdr(1, 1, 0, MAX_PAYLOAD + 1, 0)),
+            Some(Reject::FrameTooLarge)
+        );
         assert_eq!(kind(&hdr(1, 3, 0, MAX_PAYLOAD, 0)), None);
         assert_eq!(kind(&hdr(1, 1, 0, 23, 0)), Some(Reject::BadLength));
         assert_eq!(kind(&hdr(1, 6, 0, 33, 0)), Some(Reject::BadLength));
@@ -434,15 +444,60 @@ mod tests {
             max_in_flight: 1,
         };
         assert!(ok.check().is_ok());
-        assert!(Workload { round_trips: 0, ..ok }.check().is_err());
-        assert!(Workload { payload_bytes: MAX_PAYLOAD + 1, ..ok }.check().is_err());
-        assert!(Workload { payload_bytes: MAX_PAYLOAD, ..ok }.check().is_ok());
-        assert!(Workload { max_in_flight: 0, ..ok }.check().is_err());
-        assert!(Workload { max_in_flight: MAX_IN_FLIGHT + 1, ..ok }.check().is_err());
-        assert!(Workload { max_in_flight: MAX_IN_FLIGHT, ..ok }.check().is_ok());
-        assert!(Workload { warmup: (1 << 62) - 2, ..ok }.check().is_ok());
-        assert!(Workload { warmup: (1 << 62) - 1, ..ok }.check().is_err());
-        assert!(Workload { warmup: u64::MAX, ..ok }.check().is_err());
+        assert!(Workload {
+            round_trips: 0,
+            ..ok
+        }
+        .check()
+        .is_err());
+        assert!(Workload {
+            payload_bytes: MAX_PAYLOAD + 1,
+            ..ok
+        }
+        .check()
+        .is_err());
+        assert!(Workload {
+            payload_bytes: MAX_PAYLOAD,
+            ..ok
+        }
+        .check()
+        .is_ok());
+        assert!(Workload {
+            max_in_flight: 0,
+            ..ok
+        }
+        .check()
+        .is_err());
+        assert!(Workload {
+            max_in_flight: MAX_IN_FLIGHT + 1,
+            ..ok
+        }
+        .check()
+        .is_err());
+        assert!(Workload {
+            max_in_flight: MAX_IN_FLIGHT,
+            ..ok
+        }
+        .check()
+        .is_ok());
+        assert!(Workload {
+            warmup: (1 << 62) - 2,
+            ..ok
+        }
+        .check()
+        .is_ok());
+        assert!(Workload {
+            warmup: (1 << 62) - 1,
+            ..ok
+        }
+        .check()
+        .is_err());
+        assert!(Workload {
+            warmup: u64::MAX,
+            ..ok
+        }
+        .check()
+        .is_err());
         let w = Workload {
             warmup: 3,
             round_trips: 5,

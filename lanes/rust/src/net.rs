@@ -41,10 +41,7 @@ pub fn write_failure(e: &io::Error) -> Rejection {
 
 /// End of stream between frames where the session goes on.
 pub fn unexpected_eof(what: &str) -> Rejection {
-    Rejection::new(
-        Reject::UnexpectedEof,
-        format!("end of stream {}", what),
-    )
+    Rejection::new(Reject::UnexpectedEof, format!("end of stream {}", what))
 }
 
 /// Sends the ERROR frame for `r` (none for `peer_error`: the peer has

@@ -245,11 +245,7 @@ impl Server {
             ServerState::AfterByeAck => Ok(()),
             ServerState::AwaitHello => Err(net::unexpected_eof("before HELLO")),
             ServerState::Requests => Err(net::unexpected_eof(&if self.next_seq <= self.total {
-                format!(
-                    "after {} of {} requests",
-                    self.next_seq - 1,
-                    self.total
-                )
+                format!("after {} of {} requests", self.next_seq - 1, self.total)
             } else {
                 "before BYE".to_string()
             })),
@@ -265,14 +261,22 @@ impl Server {
 fn unexpected(ty: u8, expected: &str) -> Rejection {
     Rejection::new(
         Reject::UnexpectedType,
-        format!("{} frame (type {}), expected {}", codec::type_name(ty), ty, expected),
+        format!(
+            "{} frame (type {}), expected {}",
+            codec::type_name(ty),
+            ty,
+            expected
+        ),
     )
 }
 
 fn after_bye(n: usize) -> Rejection {
     Rejection::new(
         Reject::UnexpectedType,
-        format!("{} bytes after BYE, only the end of stream may follow it", n),
+        format!(
+            "{} bytes after BYE, only the end of stream may follow it",
+            n
+        ),
     )
 }
 

@@ -102,7 +102,10 @@ fn spawn_client(port: u16, w: u64, n: u64, p: u32, m: u32) -> Child {
 /// The integer field `key` of a one-line JSON object.
 fn field(json: &str, key: &str) -> u64 {
     let pat = format!("\"{}\":", key);
-    let at = json.find(&pat).unwrap_or_else(|| panic!("no {} in {}", key, json)) + pat.len();
+    let at = json
+        .find(&pat)
+        .unwrap_or_else(|| panic!("no {} in {}", key, json))
+        + pat.len();
     json[at..]
         .chars()
         .take_while(|c| c.is_ascii_digit())
@@ -116,11 +119,27 @@ fn session(w: u64, n: u64, p: u32, m: u32) {
     let client = finish(spawn_client(port, w, n, p, m), None);
     let server = finish_server(server, reader);
     let what = format!("w={} n={} p={} m={}", w, n, p, m);
-    assert!(client.status.success(), "{}: client {:?}: {}", what, client.status, client.stderr);
-    assert!(server.status.success(), "{}: server {:?}: {}", what, server.status, server.stderr);
+    assert!(
+        client.status.success(),
+        "{}: client {:?}: {}",
+        what,
+        client.status,
+        client.stderr
+    );
+    assert!(
+        server.status.success(),
+        "{}: server {:?}: {}",
+        what,
+        server.status,
+        server.stderr
+    );
     assert_eq!(client.stderr, "", "{}", what);
     assert_eq!(server.stderr, "", "{}", what);
-    assert_eq!(server.stdout, "", "{}: only READY on the server's stdout", what);
+    assert_eq!(
+        server.stdout, "",
+        "{}: only READY on the server's stdout",
+        what
+    );
     let lines: Vec<&str> = client.stdout.lines().collect();
     assert_eq!(lines.len(), 1, "{}: {:?}", what, client.stdout);
     let j = lines[0];
@@ -219,7 +238,12 @@ fn against_server(act: impl FnOnce(&mut TcpStream)) -> (Vec<u8>, Finished) {
 }
 
 fn assert_rejected(f: &Finished, name: &str) {
-    assert!(!f.status.success(), "expected failure with {}, got {:?}", name, f.status);
+    assert!(
+        !f.status.success(),
+        "expected failure with {}, got {:?}",
+        name,
+        f.status
+    );
     let lines: Vec<&str> = f.stderr.lines().collect();
     assert_eq!(lines.len(), 1, "one stderr line: {:?}", f.stderr);
     assert!(
@@ -252,7 +276,11 @@ fn server_rejects_version_2() {
 #[test]
 fn server_rejects_bad_workload() {
     let (rest, f) = against_server(|s| {
-        s.write_all(&hello(&Workload { round_trips: 0, ..W })).unwrap();
+        s.write_all(&hello(&Workload {
+            round_trips: 0,
+            ..W
+        }))
+        .unwrap();
     });
     assert_rejected(&f, "bad_workload");
     assert_error_frame(&rest, 2);
@@ -371,7 +399,13 @@ fn server_clean_session_exits_zero() {
 fn against_client(w: Workload, act: impl FnOnce(&mut TcpStream)) -> (Vec<u8>, Finished) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
-    let child = spawn_client(port, w.warmup, w.round_trips, w.payload_bytes, w.max_in_flight);
+    let child = spawn_client(
+        port,
+        w.warmup,
+        w.round_trips,
+        w.payload_bytes,
+        w.max_in_flight,
+    );
     let (mut s, _) = l.accept().unwrap();
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     act(&mut s);
@@ -423,7 +457,11 @@ fn client_rejects_other_echo() {
             &mut ack,
             codec::HELLO_ACK,
             0,
-            &Workload { max_in_flight: 3, ..W }.encode(),
+            &Workload {
+                max_in_flight: 3,
+                ..W
+            }
+            .encode(),
         );
         s.write_all(&ack).unwrap();
     });
@@ -555,18 +593,44 @@ fn bad_flags_exit_2() {
         ok[..8].to_vec(),
         [&ok[..], &["--bogus", "1"]].concat(),
         ok.iter().map(|a| if *a == "1" { "x" } else { a }).collect(),
-        ok.iter().map(|a| if *a == "0" { "-1" } else { a }).collect(),
-        ok.iter().map(|a| if *a == "127.0.0.1:1" { "nowhere:port" } else { a }).collect(),
+        ok.iter()
+            .map(|a| if *a == "0" { "-1" } else { a })
+            .collect(),
+        ok.iter()
+            .map(|a| {
+                if *a == "127.0.0.1:1" {
+                    "nowhere:port"
+                } else {
+                    a
+                }
+            })
+            .collect(),
     ];
     for args in cases {
         let f = run_args(CLIENT, &args);
-        assert_eq!(f.status.code(), Some(2), "client {:?}: {:?}", args, f.stderr);
+        assert_eq!(
+            f.status.code(),
+            Some(2),
+            "client {:?}: {:?}",
+            args,
+            f.stderr
+        );
         assert_eq!(f.stderr.lines().count(), 1, "{:?}", f.stderr);
         assert_eq!(f.stdout, "");
     }
-    for args in [vec![], vec!["--listen"], vec!["--listen", "127.0.0.1:0", "--x", "1"]] {
+    for args in [
+        vec![],
+        vec!["--listen"],
+        vec!["--listen", "127.0.0.1:0", "--x", "1"],
+    ] {
         let f = run_args(SERVER, &args);
-        assert_eq!(f.status.code(), Some(2), "server {:?}: {:?}", args, f.stderr);
+        assert_eq!(
+            f.status.code(),
+            Some(2),
+            "server {:?}: {:?}",
+            args,
+            f.stderr
+        );
         assert_eq!(f.stderr.lines().count(), 1, "{:?}", f.stderr);
         assert_eq!(f.stdout, "");
     }
@@ -575,7 +639,11 @@ fn bad_flags_exit_2() {
 #[test]
 fn client_connect_failure_is_one_line() {
     // A port with nothing listening: bind one, then free it.
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let f = finish(spawn_client(port, 0, 1, 0, 1), None);
     assert!(!f.status.success());
     assert_ne!(f.status.code(), Some(2));

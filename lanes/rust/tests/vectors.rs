@@ -72,11 +72,7 @@ fn first_frame_limit(pending: &[u8]) -> usize {
 }
 
 /// Hands the client every complete frame in `rb`, one at a time.
-fn feed_client(
-    client: &mut Client,
-    rb: &mut RecvBuf,
-    out: &mut Vec<u8>,
-) -> Result<(), Rejection> {
+fn feed_client(client: &mut Client, rb: &mut RecvBuf, out: &mut Vec<u8>) -> Result<(), Rejection> {
     loop {
         let pending = rb.pending();
         let lim = first_frame_limit(pending);
@@ -90,11 +86,7 @@ fn feed_client(
 }
 
 /// Hands the server every complete frame in `rb`; answers go to `out`.
-fn feed_server(
-    server: &mut Server,
-    rb: &mut RecvBuf,
-    out: &mut Vec<u8>,
-) -> Result<(), Rejection> {
+fn feed_server(server: &mut Server, rb: &mut RecvBuf, out: &mut Vec<u8>) -> Result<(), Rejection> {
     let (n, result) = server.process(rb.pending_mut());
     out.extend_from_slice(&rb.pending()[..n]);
     rb.consume(n);
@@ -206,7 +198,12 @@ fn frames() {
         assert_eq!(body, &payload_bytes[..], "{}", name);
         match ty {
             codec::HELLO | codec::HELLO_ACK => {
-                assert_eq!(Workload::decode(body), workload(c.at("workload")), "{}", name)
+                assert_eq!(
+                    Workload::decode(body),
+                    workload(c.at("workload")),
+                    "{}",
+                    name
+                )
             }
             codec::REQUEST => assert!(payload::check(body, seq), "{}", name),
             codec::RESPONSE => assert!(payload::check_response(body, seq), "{}", name),
@@ -237,7 +234,12 @@ fn sessions() {
             bytes_sent: r.at("bytes_sent").u64(),
             bytes_received: r.at("bytes_received").u64(),
         };
-        assert_eq!(w.expected_totals(), want, "{}: totals from the workload", name);
+        assert_eq!(
+            w.expected_totals(),
+            want,
+            "{}: totals from the workload",
+            name
+        );
 
         // Both streams re-encoded by the two state machines.
         let (cb, sb, totals) = simulate(w);
@@ -285,7 +287,13 @@ fn sessions() {
                 feed_client(&mut client, &mut rb, &mut out)
                     .unwrap_or_else(|e| panic!("{} chunk {}: client: {}", name, chunk, e));
             }
-            assert_eq!(client.phase(), ClientPhase::Done, "{} chunk {}", name, chunk);
+            assert_eq!(
+                client.phase(),
+                ClientPhase::Done,
+                "{} chunk {}",
+                name,
+                chunk
+            );
             assert_eq!(rb.pending_len(), 0);
             assert_eq!(hex(&out), hex(&client_bytes), "{} chunk {}", name, chunk);
             assert_eq!(client.totals(), want, "{} chunk {}", name, chunk);
@@ -423,7 +431,11 @@ fn invalid() {
             }
         }
     }
-    assert_eq!(seen.len(), Reject::ALL.len(), "every rejection name is covered");
+    assert_eq!(
+        seen.len(),
+        Reject::ALL.len(),
+        "every rejection name is covered"
+    );
 }
 
 #[test]

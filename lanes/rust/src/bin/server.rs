@@ -32,7 +32,10 @@ fn main() {
     };
     {
         let mut out = std::io::stdout().lock();
-        if writeln!(out, "READY {}", port).and_then(|_| out.flush()).is_err() {
+        if writeln!(out, "READY {}", port)
+            .and_then(|_| out.flush())
+            .is_err()
+        {
             eprintln!("server: cannot write the READY line");
             exit(cli::EXIT_FAILURE);
         }

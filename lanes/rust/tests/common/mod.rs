@@ -161,7 +161,10 @@ impl<'a> Parser<'a> {
             Some(c) if *c == b'-' || c.is_ascii_digit() => {
                 let start = self.i;
                 while self.i < self.s.len()
-                    && matches!(self.s[self.i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                    && matches!(
+                        self.s[self.i],
+                        b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'
+                    )
                 {
                     self.i += 1;
                 }
@@ -252,7 +255,9 @@ pub fn hex(b: &[u8]) -> String {
 pub fn repo_root() -> PathBuf {
     match std::env::var_os("CROSSRUN_ROOT") {
         Some(r) => PathBuf::from(r),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join(".."),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join(".."),
     }
 }
 
