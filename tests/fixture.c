@@ -776,11 +776,15 @@ static int client_check(const struct client *c, const struct proto_header *h)
                                       "HELLO_ACK sequence %" PRIu64,
                                       h->sequence);
   if (c->state == IN_SESSION && h->type == PROTO_RESPONSE &&
-      c->next_recv < c->next_send) {
+      c->next_recv <= c->total) {
     if (h->sequence != c->next_recv)
       return why_set(PROTO_E_WRONG_SEQUENCE,
                      "RESPONSE %" PRIu64 " (expected %" PRIu64 ")",
                      h->sequence, c->next_recv);
+    if (c->next_recv == c->next_send)
+      return why_set(PROTO_E_UNEXPECTED_TYPE,
+                     "RESPONSE %" PRIu64 " before its request was sent",
+                     h->sequence);
     if (h->payload_length != c->w.payload_bytes)
       return why_set(PROTO_E_BAD_LENGTH, "RESPONSE of %" PRIu32 " bytes",
                      h->payload_length);

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -312,45 +313,49 @@ static void argv_push(char **argv, int *argc, const char *s)
   }
 }
 
-/* Server: server_argv + --listen. Client: client_argv + --connect and the
- * workload. Everything is reaped when it returns. */
-static void pair_run(struct pair *r, char *const server_argv[],
-                     char *const client_argv[],
-                     const struct proto_workload *w, double timeout_s)
+/* Starts prefix + --listen 127.0.0.1:0 and waits for its first stdout
+ * line. Returns the port of "READY <port>", or 0 (the server then killed
+ * and reaped). */
+static int server_start(struct proc *p, char *const prefix[])
+{
+  char *argv[MAX_ARGS];
+  struct proc *one[1] = {p};
+  double deadline;
+  int argc = 0, port = 0;
+
+  for (int i = 0; prefix[i]; i++)
+    argv_push(argv, &argc, prefix[i]);
+  argv_push(argv, &argc, "--listen");
+  argv_push(argv, &argc, "127.0.0.1:0");
+  if (proc_start(p, "server", argv) != 0)
+    return 0;
+  deadline = now_s() + tap_timeout_s(READY_TIMEOUT_S);
+  while (!strchr(p->out.buf, '\n') && !p->reaped && now_s() < deadline)
+    procs_poll(one, 1);
+  if (sscanf(p->out.buf, "READY %d", &port) != 1 || port <= 0 ||
+      port > 65535) {
+    proc_kill(p);
+    return 0;
+  }
+  return port;
+}
+
+/* Starts prefix + --connect 127.0.0.1:port and the workload's flags.
+ * Returns 0 or -1. */
+static int client_start(struct proc *p, char *const prefix[], int port,
+                        const struct proto_workload *w)
 {
   char *argv[MAX_ARGS];
   char connect[32], warmup[24], trips[24], bytes[16], inflight[16];
-  struct proc *both[2] = {&r->server, &r->client};
-  double deadline;
   int argc = 0;
 
-  memset(r, 0, sizeof *r);
-  for (int i = 0; server_argv[i]; i++)
-    argv_push(argv, &argc, server_argv[i]);
-  argv_push(argv, &argc, "--listen");
-  argv_push(argv, &argc, "127.0.0.1:0");
-  if (proc_start(&r->server, "server", argv) != 0)
-    return;
-
-  deadline = now_s() + tap_timeout_s(READY_TIMEOUT_S);
-  while (!strchr(r->server.out.buf, '\n') && !r->server.reaped &&
-         now_s() < deadline)
-    procs_poll(both, 1);
-  if (sscanf(r->server.out.buf, "READY %d", &r->port) != 1 || r->port <= 0 ||
-      r->port > 65535) {
-    r->port = 0;
-    proc_kill(&r->server);
-    return;
-  }
-
-  snprintf(connect, sizeof connect, "127.0.0.1:%d", r->port);
+  snprintf(connect, sizeof connect, "127.0.0.1:%d", port);
   snprintf(warmup, sizeof warmup, "%" PRIu64, w->warmup);
   snprintf(trips, sizeof trips, "%" PRIu64, w->round_trips);
   snprintf(bytes, sizeof bytes, "%" PRIu32, w->payload_bytes);
   snprintf(inflight, sizeof inflight, "%" PRIu32, w->max_in_flight);
-  argc = 0;
-  for (int i = 0; client_argv[i]; i++)
-    argv_push(argv, &argc, client_argv[i]);
+  for (int i = 0; prefix[i]; i++)
+    argv_push(argv, &argc, prefix[i]);
   argv_push(argv, &argc, "--connect");
   argv_push(argv, &argc, connect);
   argv_push(argv, &argc, "--warmup");
@@ -361,7 +366,22 @@ static void pair_run(struct pair *r, char *const server_argv[],
   argv_push(argv, &argc, bytes);
   argv_push(argv, &argc, "--max-in-flight");
   argv_push(argv, &argc, inflight);
-  if (proc_start(&r->client, "client", argv) != 0) {
+  return proc_start(p, "client", argv);
+}
+
+/* Server: server_argv + --listen. Client: client_argv + --connect and the
+ * workload. Everything is reaped when it returns. */
+static void pair_run(struct pair *r, char *const server_argv[],
+                     char *const client_argv[],
+                     const struct proto_workload *w, double timeout_s)
+{
+  struct proc *both[2] = {&r->server, &r->client};
+
+  memset(r, 0, sizeof *r);
+  r->port = server_start(&r->server, server_argv);
+  if (r->port == 0)
+    return;
+  if (client_start(&r->client, client_argv, r->port, w) != 0) {
     proc_kill(&r->server);
     return;
   }
@@ -674,6 +694,475 @@ static void tests_usage(void)
   test_usage("client with a flag missing its value", c_no_value);
 }
 
+/* ---- protocol/vectors replays ---- */
+
+static char vectors_dir[600];
+
+static const char *jstr(struct json_object *o, const char *key)
+{
+  struct json_object *f;
+  if (!json_object_object_get_ex(o, key, &f))
+    return NULL;
+  return json_object_get_string(f);
+}
+
+/* A 64-bit field: a decimal string (vectors/README.md) or a number. */
+static uint64_t ju64(struct json_object *o, const char *key)
+{
+  const char *v = jstr(o, key);
+  return v ? strtoull(v, NULL, 10) : 0;
+}
+
+static int jbool(struct json_object *o, const char *key)
+{
+  struct json_object *f;
+  return json_object_object_get_ex(o, key, &f) && json_object_get_boolean(f);
+}
+
+static void workload_of(struct json_object *c, struct proto_workload *w)
+{
+  struct json_object *o;
+  memset(w, 0, sizeof *w);
+  if (!json_object_object_get_ex(c, "workload", &o))
+    return;
+  w->warmup = ju64(o, "warmup");
+  w->round_trips = ju64(o, "round_trips");
+  w->payload_bytes = (uint32_t)ju64(o, "payload_bytes");
+  w->max_in_flight = (uint32_t)ju64(o, "max_in_flight");
+}
+
+/* Lowercase hex to bytes; the caller frees. NULL when malformed. */
+static uint8_t *hex_decode(const char *hex, size_t *len)
+{
+  size_t n = hex ? strlen(hex) : 1;
+  uint8_t *out;
+
+  if (n % 2)
+    return NULL;
+  out = malloc(n / 2 + 1);
+  if (out == NULL)
+    return NULL;
+  for (size_t i = 0; i < n / 2; i++) {
+    unsigned v;
+    if (sscanf(hex + 2 * i, "%2x", &v) != 1) {
+      free(out);
+      return NULL;
+    }
+    out[i] = (uint8_t)v;
+  }
+  *len = n / 2;
+  return out;
+}
+
+static void sock_deadlines(int fd)
+{
+  double t = tap_timeout_s(READY_TIMEOUT_S);
+  struct timeval tv = {(time_t)t, (suseconds_t)((t - (double)(time_t)t) * 1e6)};
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+static int connect_to(int port)
+{
+  struct sockaddr_in a = {0};
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+  a.sin_family = AF_INET;
+  a.sin_port = htons((uint16_t)port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  sock_deadlines(fd);
+  return fd;
+}
+
+/* A listening socket on 127.0.0.1 with an OS-chosen port. */
+static int listen_any(int *port)
+{
+  struct sockaddr_in a = {0};
+  socklen_t len = sizeof a;
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
+      listen(fd, 1) != 0 || getsockname(fd, (struct sockaddr *)&a, &len)) {
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  *port = ntohs(a.sin_port);
+  return fd;
+}
+
+/* Accepts the client's connection unless it exits or the deadline passes
+ * first. */
+static int accept_from(int lfd, struct proc *client)
+{
+  struct proc *one[1] = {client};
+  double deadline = now_s() + tap_timeout_s(READY_TIMEOUT_S);
+
+  while (now_s() < deadline && !client->reaped) {
+    struct pollfd pfd = {lfd, POLLIN, 0};
+    if (poll(&pfd, 1, 20) == 1) {
+      int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+      if (fd >= 0)
+        sock_deadlines(fd);
+      return fd;
+    }
+    procs_poll(one, 1);
+  }
+  return -1;
+}
+
+static int read_exact(int fd, uint8_t *buf, size_t n)
+{
+  while (n > 0) {
+    ssize_t r = recv(fd, buf, n, 0);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      return -1;
+    buf += r;
+    n -= (size_t)r;
+  }
+  return 0;
+}
+
+/* Sends all of p, one byte per send() when bytewise. */
+static int send_bytes(int fd, const uint8_t *p, size_t n, int bytewise)
+{
+  while (n > 0) {
+    ssize_t r = send(fd, p, bytewise ? 1 : n, MSG_NOSIGNAL);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      return -1;
+    p += r;
+    n -= (size_t)r;
+  }
+  return 0;
+}
+
+/* Reads until the peer closes, fails or goes quiet past the deadline. */
+static void drain(int fd)
+{
+  uint8_t scratch[4096];
+  while (recv(fd, scratch, sizeof scratch, 0) > 0)
+    ;
+}
+
+/* REQUEST (is_response 0) or RESPONSE s of P bytes into out (16 + P). */
+static size_t data_frame(uint8_t *out, int is_response, uint64_t s, uint32_t p)
+{
+  struct proto_header h = {PROTO_VERSION,
+                           is_response ? PROTO_RESPONSE : PROTO_REQUEST, 0, p,
+                           s};
+  proto_header_encode(out, &h);
+  proto_payload_fill(out + PROTO_HEADER_BYTES, p, s);
+  if (is_response)
+    proto_response_fill(out + PROTO_HEADER_BYTES, out + PROTO_HEADER_BYTES, p);
+  return PROTO_HEADER_BYTES + (size_t)p;
+}
+
+/* The peer's stderr names the rejection as "<prog>: <name>: ...". */
+static int stderr_names(const struct proc *p, const char *name)
+{
+  char pattern[64];
+  snprintf(pattern, sizeof pattern, ": %s:", name);
+  return strstr(p->err.buf, pattern) != NULL;
+}
+
+/* An invalid.json case against the C server, which this test drives as
+ * its client into the case's state. */
+static void vector_server_rejects(struct json_object *c)
+{
+  char *c_server[] = {server_bin, NULL};
+  const char *name = jstr(c, "name"), *state = jstr(c, "state");
+  const char *want = jstr(c, "rejection");
+  struct proto_workload w;
+  struct proc srv;
+  struct proc *one[1] = {&srv};
+  uint8_t *input, *frame = NULL;
+  size_t input_len;
+  int port, fd = -1, ok, before = tap_failed;
+
+  workload_of(c, &w);
+  input = hex_decode(jstr(c, "input"), &input_len);
+  port = server_start(&srv, c_server);
+  ok = input && port && (fd = connect_to(port)) >= 0;
+  if (ok && strcmp(state, "server_expecting_request") == 0) {
+    uint8_t hello[PROTO_HEADER_BYTES + PROTO_WORKLOAD_BYTES];
+    uint8_t payload[PROTO_WORKLOAD_BYTES];
+    uint64_t next = ju64(c, "sequence");
+    size_t size = PROTO_HEADER_BYTES + (size_t)w.payload_bytes;
+
+    proto_workload_encode(payload, &w);
+    proto_frame_encode(hello, PROTO_HELLO, 0, payload, sizeof payload);
+    frame = malloc(size);
+    ok = frame && send_bytes(fd, hello, sizeof hello, 0) == 0 &&
+         read_exact(fd, hello, sizeof hello) == 0;
+    for (uint64_t s = 1; ok && s < next; s++) {
+      data_frame(frame, 0, s, w.payload_bytes);
+      ok = send_bytes(fd, frame, size, 0) == 0 &&
+           read_exact(fd, frame, size) == 0;
+    }
+  }
+  if (ok) {
+    ok = send_bytes(fd, input, input_len, 0) == 0;
+    if (jbool(c, "eof"))
+      shutdown(fd, SHUT_WR);
+    drain(fd);
+  }
+  if (fd >= 0)
+    close(fd);
+  if (port)
+    procs_wait(one, 1, tap_timeout_s(READY_TIMEOUT_S));
+  TAP_OK(ok && proc_exit_code(&srv) > 0 && proc_exit_code(&srv) < 128 &&
+             stderr_names(&srv, want),
+         "vector %s (%s): c server rejects with %s", name, state, want);
+  if (tap_failed != before)
+    proc_show(&srv);
+  free(input);
+  free(frame);
+}
+
+/* An invalid.json case against the C client, which this test serves into
+ * the case's state. */
+static void vector_client_rejects(struct json_object *c)
+{
+  char *c_client[] = {client_bin, NULL};
+  const char *name = jstr(c, "name"), *state = jstr(c, "state");
+  const char *want = jstr(c, "rejection");
+  struct proto_workload w;
+  struct proc cl;
+  struct proc *one[1] = {&cl};
+  uint8_t hello[PROTO_HEADER_BYTES + PROTO_WORKLOAD_BYTES];
+  uint8_t *input, *frame;
+  size_t input_len, size;
+  uint64_t total, received = 0, answered = 0, next;
+  int port = 0, lfd, fd = -1, ok, before = tap_failed;
+
+  workload_of(c, &w);
+  total = w.warmup + w.round_trips;
+  size = PROTO_HEADER_BYTES + (size_t)w.payload_bytes;
+  next = strcmp(state, "client_expecting_bye_ack") == 0 ? total + 1
+         : strcmp(state, "client_expecting_response") == 0
+             ? ju64(c, "sequence")
+             : 0;
+  input = hex_decode(jstr(c, "input"), &input_len);
+  frame = malloc(size > PROTO_HEADER_BYTES + PROTO_COUNTS_BYTES
+                     ? size
+                     : PROTO_HEADER_BYTES + PROTO_COUNTS_BYTES);
+  memset(&cl, 0, sizeof cl);
+  lfd = listen_any(&port);
+  ok = input && frame && lfd >= 0 && client_start(&cl, c_client, port, &w) == 0;
+  ok = ok && (fd = accept_from(lfd, &cl)) >= 0 &&
+       read_exact(fd, hello, sizeof hello) == 0;
+  if (lfd >= 0)
+    close(lfd);
+  if (ok && next > 0) {
+    /* HELLO_ACK, then RESPONSE 1 .. next-1 each after its request. */
+    uint64_t limit, sent_by_then;
+    hello[1] = PROTO_HELLO_ACK;
+    ok = send_bytes(fd, hello, sizeof hello, 0) == 0;
+    while (ok && answered + 1 < next) {
+      if (received == answered) {
+        ok = read_exact(fd, frame, size) == 0;
+        received++;
+        continue;
+      }
+      answered++;
+      data_frame(frame, 1, answered, w.payload_bytes);
+      ok = send_bytes(fd, frame, size, 0) == 0;
+    }
+    /* The requests the client has sent in that state, so that the case's
+     * input meets exactly it: the window, and the warm-up's end. */
+    limit = answered < w.warmup ? w.warmup : total;
+    sent_by_then = answered + w.max_in_flight;
+    if (sent_by_then > limit)
+      sent_by_then = limit;
+    while (ok && received < sent_by_then) {
+      ok = read_exact(fd, frame, size) == 0;
+      received++;
+    }
+    if (ok && next > total)
+      ok = read_exact(fd, frame, PROTO_HEADER_BYTES + PROTO_COUNTS_BYTES) ==
+           0;
+  }
+  if (ok) {
+    ok = send_bytes(fd, input, input_len, 0) == 0;
+    if (jbool(c, "eof"))
+      shutdown(fd, SHUT_WR);
+    drain(fd);
+  }
+  if (fd >= 0)
+    close(fd);
+  if (cl.pid > 0)
+    procs_wait(one, 1, tap_timeout_s(READY_TIMEOUT_S));
+  TAP_OK(ok && proc_exit_code(&cl) > 0 && proc_exit_code(&cl) < 128 &&
+             stderr_names(&cl, want) && cl.out.len == 0,
+         "vector %s (%s): c client rejects with %s", name, state, want);
+  if (tap_failed != before)
+    proc_show(&cl);
+  free(input);
+  free(frame);
+}
+
+/* A sessions.json case: the client's bytes to the C server, which must
+ * answer exactly the server's bytes and exit 0 at the end of stream. */
+static void vector_session_server(struct json_object *c, int bytewise)
+{
+  char *c_server[] = {server_bin, NULL};
+  const char *name = jstr(c, "name");
+  struct proc srv;
+  struct proc *one[1] = {&srv};
+  size_t client_len, server_len;
+  uint8_t *client_bytes = hex_decode(jstr(c, "client_bytes"), &client_len);
+  uint8_t *server_bytes = hex_decode(jstr(c, "server_bytes"), &server_len);
+  uint8_t *got = malloc(server_len + 1);
+  int port, fd = -1, ok, before = tap_failed;
+
+  port = server_start(&srv, c_server);
+  ok = client_bytes && server_bytes && got && port &&
+       (fd = connect_to(port)) >= 0 &&
+       send_bytes(fd, client_bytes, client_len, bytewise) == 0 &&
+       read_exact(fd, got, server_len) == 0 &&
+       memcmp(got, server_bytes, server_len) == 0;
+  if (fd >= 0)
+    close(fd);
+  if (port)
+    procs_wait(one, 1, tap_timeout_s(READY_TIMEOUT_S));
+  TAP_OK(ok && proc_exit_code(&srv) == 0 && srv.err.len == 0,
+         "vector session %s%s: c server answers every byte and exits 0",
+         name, bytewise ? " (one byte per write)" : "");
+  if (tap_failed != before)
+    proc_show(&srv);
+  free(client_bytes);
+  free(server_bytes);
+  free(got);
+}
+
+/* A sessions.json case: the server's bytes to the C client, each frame
+ * after the request it answers; the client must send exactly the
+ * client's bytes, close first and report the case's result. */
+static void vector_session_client(struct json_object *c, int bytewise)
+{
+  char *c_client[] = {client_bin, NULL};
+  const char *name = jstr(c, "name");
+  struct proto_workload w;
+  struct proc cl;
+  struct proc *one[1] = {&cl};
+  struct json_object *result = NULL;
+  size_t client_len, server_len, at = 0, size;
+  uint8_t *client_bytes = hex_decode(jstr(c, "client_bytes"), &client_len);
+  uint8_t *server_bytes = hex_decode(jstr(c, "server_bytes"), &server_len);
+  uint8_t *got = malloc(client_len + 1);
+  int port = 0, lfd, fd = -1, ok, before = tap_failed;
+
+  workload_of(c, &w);
+  memset(&cl, 0, sizeof cl);
+  lfd = listen_any(&port);
+  ok = client_bytes && server_bytes && got && client_len == server_len &&
+       lfd >= 0 && client_start(&cl, c_client, port, &w) == 0 &&
+       (fd = accept_from(lfd, &cl)) >= 0;
+  if (lfd >= 0)
+    close(lfd);
+  /* Both streams are HELLO, W + N data frames, BYE: frame i of the
+   * server's answers frame i of the client's, and has its size. */
+  for (uint64_t i = 0; ok && at < client_len; i++) {
+    size = i == 0 ? PROTO_HEADER_BYTES + PROTO_WORKLOAD_BYTES
+           : at + PROTO_HEADER_BYTES + PROTO_COUNTS_BYTES == client_len
+               ? PROTO_HEADER_BYTES + PROTO_COUNTS_BYTES
+               : PROTO_HEADER_BYTES + (size_t)w.payload_bytes;
+    ok = at + size <= client_len && read_exact(fd, got + at, size) == 0 &&
+         memcmp(got + at, client_bytes + at, size) == 0 &&
+         send_bytes(fd, server_bytes + at, size, bytewise) == 0;
+    at += size;
+  }
+  if (ok) /* the client closes first */
+    ok = recv(fd, got, 1, 0) == 0;
+  if (fd >= 0)
+    close(fd);
+  if (cl.pid > 0)
+    procs_wait(one, 1, tap_timeout_s(READY_TIMEOUT_S));
+  ok = ok && proc_exit_code(&cl) == 0 && cl.err.len == 0 &&
+       result_ok(cl.out.buf, &w, name) &&
+       json_object_object_get_ex(c, "result", &result);
+  if (ok) {
+    struct json_object *o = json_tokener_parse(cl.out.buf);
+    static const char *const keys[] = {"frames_sent", "frames_received",
+                                       "bytes_sent", "bytes_received"};
+    for (size_t k = 0; o && k < sizeof keys / sizeof keys[0]; k++) {
+      uint64_t v;
+      ok = ok && json_u64(o, keys[k], &v) && v == ju64(result, keys[k]);
+    }
+    ok = ok && o != NULL;
+    if (o)
+      json_object_put(o);
+  }
+  TAP_OK(ok, "vector session %s%s: c client sends every byte and reports "
+             "the result", name, bytewise ? " (one byte per write)" : "");
+  if (tap_failed != before)
+    proc_show(&cl);
+  free(client_bytes);
+  free(server_bytes);
+  free(got);
+}
+
+static struct json_object *vectors_cases(const char *file,
+                                         struct json_object **root)
+{
+  char path[700];
+  struct json_object *cases = NULL;
+
+  snprintf(path, sizeof path, "%s/%s", vectors_dir, file);
+  *root = json_object_from_file(path);
+  if (*root == NULL ||
+      !json_object_object_get_ex(*root, "cases", &cases) ||
+      !json_object_is_type(cases, json_type_array)) {
+    TAP_OK(0, "%s has a cases array", path);
+    return NULL;
+  }
+  return cases;
+}
+
+static void tests_vectors(void)
+{
+  struct json_object *root, *cases;
+  const char *root_dir = getenv("CROSSRUN_ROOT");
+
+  snprintf(vectors_dir, sizeof vectors_dir, "%s/protocol/vectors",
+           root_dir && *root_dir ? root_dir : ".");
+
+  cases = vectors_cases("invalid.json", &root);
+  for (size_t i = 0; cases && i < json_object_array_length(cases); i++) {
+    struct json_object *c = json_object_array_get_idx(cases, i);
+    const char *state = jstr(c, "state");
+    /* "any" is a bare frame parser without a session: the codec's test. */
+    if (state && strncmp(state, "server_", 7) == 0)
+      vector_server_rejects(c);
+    else if (state && strncmp(state, "client_", 7) == 0)
+      vector_client_rejects(c);
+  }
+  json_object_put(root);
+
+  cases = vectors_cases("sessions.json", &root);
+  for (size_t i = 0; cases && i < json_object_array_length(cases); i++) {
+    struct json_object *c = json_object_array_get_idx(cases, i);
+    vector_session_server(c, 0);
+    vector_session_server(c, 1);
+    vector_session_client(c, 0);
+    vector_session_client(c, 1);
+  }
+  json_object_put(root);
+}
+
 int main(void)
 {
   static const struct proto_workload self_loads[] = {
@@ -717,6 +1206,7 @@ int main(void)
   for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
     test_fault(&faults[i], 0);
   tests_usage();
+  tests_vectors();
 
   TAP_OK(tmp_empty() && rmdir(child_tmp) == 0,
          "the children's TMPDIR was left empty");

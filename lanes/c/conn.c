@@ -236,6 +236,11 @@ static void conn_process(struct conn *c)
     long n = proto_frame_peek(p, avail, &h);
     int err;
 
+    if (c->input_closed && avail > 0) {
+      conn_why(c, "%zu bytes after the end of the session", avail);
+      conn_fail(c, PROTO_E_UNEXPECTED_TYPE);
+      return;
+    }
     if (n < 0) {
       conn_why_header(c, p);
       conn_fail(c, (int)n);

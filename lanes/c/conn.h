@@ -66,6 +66,10 @@ struct conn {
    * must drain responses for the server's write to complete). */
   int pause_reads_while_writing;
 
+  /* The session allows no more input: any byte that arrives is rejected
+   * (unexpected_type) without waiting for a whole frame. */
+  int input_closed;
+
   int started;    /* reading was started */
   int stopped;    /* conn_close() or conn_fail() was called */
   int write_dead; /* a write failed: the peer is gone; keep reading */

@@ -1,6 +1,5 @@
 #include "lanes/c/lane.h"
 
-#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>

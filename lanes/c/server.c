@@ -32,19 +32,10 @@ static int server_header(struct conn *c, const struct proto_header *h)
 {
   struct server *s = (struct server *)c;
 
-  if (h->type == PROTO_ERROR) {
-    if (h->payload_length < 2 || h->payload_length > 2 + PROTO_MAX_REASON_BYTES) {
-      conn_why(c, "ERROR frame with a %" PRIu32 "-byte payload",
-               h->payload_length);
-      return PROTO_E_BAD_LENGTH;
-    }
-    if (h->sequence != 0) {
-      conn_why(c, "ERROR frame with sequence %" PRIu64 " (expected 0)",
-               h->sequence);
-      return PROTO_E_WRONG_SEQUENCE;
-    }
+  /* An ERROR frame is allowed anywhere and reported as peer_error
+   * whatever its sequence; the codec has checked its length (2..514). */
+  if (h->type == PROTO_ERROR)
     return 0;
-  }
 
   switch (s->state) {
   case SERVER_HELLO:
@@ -162,6 +153,7 @@ static int server_bye(struct server *s, const uint8_t *payload)
   }
   own->bytes_sent += PROTO_HEADER_BYTES + PROTO_COUNTS_BYTES;
   s->state = SERVER_CLOSING;
+  c->input_closed = 1; /* any byte after BYE is a violation */
   return 0;
 }
 
