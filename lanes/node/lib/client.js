@@ -98,6 +98,7 @@ class ClientSession extends Receiver {
     const P = this.P;
     const F = this.F;
     while (n - pos >= HEADER_BYTES) {
+      if (this.state === C_DONE) break;
       if (this.state === C_RUN && this.recv < this.sent) {
         // The common case, checked byte by byte: the RESPONSE to the
         // oldest outstanding request, length P.
@@ -130,7 +131,13 @@ class ClientSession extends Receiver {
       this._complete(chunk, pos, len);
       pos += HEADER_BYTES + len;
     }
-    if (pos < n) this._stash(chunk, pos, -1);
+    if (pos < n) {
+      // Nothing may follow BYE_ACK, not even part of a frame.
+      if (this.state === C_DONE) {
+        throw new ProtocolError('unexpected_type', `${n - pos} bytes after BYE_ACK (expected the end of stream)`);
+      }
+      this._stash(chunk, pos, -1);
+    }
   }
 
   // The next frames to send as one Buffer of at most about maxBytes (at
@@ -323,4 +330,4 @@ class ClientSession extends Receiver {
   }
 }
 
-module.exports = { ClientSession, BufferPool };
+module.exports = { ClientSession, BufferPool, C_HELLO_ACK, C_RUN, C_BYE_ACK, C_DONE };

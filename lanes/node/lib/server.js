@@ -55,6 +55,7 @@ class ServerSession extends Receiver {
     let P = this.P;
     let F = this.F;
     while (n - pos >= HEADER_BYTES) {
+      if (this.state === S_CLOSED) break;
       if (this.state === S_REQUESTS) {
         // The common case, checked byte by byte: a REQUEST with the next
         // sequence and length P.
@@ -107,7 +108,13 @@ class ServerSession extends Receiver {
       }
       pos += HEADER_BYTES + len;
     }
-    if (pos < n) this._stash(chunk, pos, -1);
+    if (pos < n) {
+      // Any byte after BYE is a violation, whether or not it makes a frame.
+      if (this.state === S_CLOSED) {
+        throw new ProtocolError('unexpected_type', `${n - pos} bytes after BYE (expected the end of stream)`);
+      }
+      this._stash(chunk, pos, -1);
+    }
     if (regionEnd >= 0) segs.push(chunk.subarray(regionStart, regionEnd));
     if (segs.length === 0) return null;
     if (segs.length === 1) return segs[0];

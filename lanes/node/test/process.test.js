@@ -281,6 +281,13 @@ const SERVER_REJECTIONS = [
     rejection: 'unexpected_type',
     code: 3,
   },
+  {
+    name: 'one stray byte after BYE, connection left open',
+    bytes: () => Buffer.concat([hello(), allRequests(), goodBye(), Buffer.from([1])]),
+    pieces: 3,
+    rejection: 'unexpected_type',
+    code: 3,
+  },
   { name: 'half a HELLO, then end of stream', bytes: () => hello().subarray(0, 20), end: true, rejection: 'truncated', code: 3 },
   { name: 'end of stream before HELLO', bytes: () => Buffer.alloc(0), end: true, rejection: 'unexpected_eof', code: 3 },
   {
@@ -449,6 +456,12 @@ const CLIENT_REJECTIONS = [
   {
     name: 'an extra frame after BYE_ACK',
     tamper: (f, out) => (f.type === T.BYE ? Buffer.concat([out, resp(6)]) : out),
+    rejection: 'unexpected_type',
+    code: null,
+  },
+  {
+    name: 'one stray byte after BYE_ACK',
+    tamper: (f, out) => (f.type === T.BYE ? Buffer.concat([out, Buffer.from([1])]) : out),
     rejection: 'unexpected_type',
     code: null,
   },

@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 
 const codec = require('../lib/codec');
 const { ServerSession } = require('../lib/server');
-const { ClientSession } = require('../lib/client');
+const { ClientSession, C_BYE_ACK } = require('../lib/client');
 const {
   loadCases,
   hex,
@@ -80,7 +80,7 @@ for (const c of sessions) {
       while (!cl.done) {
         // Frames answerable now: HELLO_ACK, responses to sent requests,
         // and BYE_ACK once BYE is sent.
-        const answerable = 1 + cl.sent + (cl.state === 2 ? 1 : 0);
+        const answerable = 1 + cl.sent + (cl.state === C_BYE_ACK ? 1 : 0);
         const limit = ranges[Math.min(answerable, ranges.length) - 1].end;
         assert.ok(limit > delivered, `${c.name} seed ${seed}: client stalled`);
         const size = seed === 1 ? limit - delivered : 1 + Math.floor(r() * (limit - delivered));
