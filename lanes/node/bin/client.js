@@ -50,6 +50,7 @@ function main() {
     sock.write(session.hello());
   });
   sock.on('data', (chunk) => {
+    if (failed) return;
     try {
       session.onData(chunk);
     } catch (e) {
@@ -68,6 +69,7 @@ function main() {
     if (!failed) pump();
   });
   sock.on('end', () => {
+    if (failed) return;
     try {
       session.onEnd();
     } catch (e) {

@@ -21,6 +21,7 @@ function serve(sock) {
   };
   sock.setNoDelay(true);
   sock.on('data', (chunk) => {
+    if (failed) return;
     let out;
     try {
       out = session.onData(chunk);
@@ -36,6 +37,7 @@ function serve(sock) {
     if (!failed) sock.resume();
   });
   sock.on('end', () => {
+    if (failed) return;
     try {
       session.onEnd();
     } catch (e) {

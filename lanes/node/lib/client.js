@@ -35,9 +35,9 @@ class BufferPool {
         return b;
       }
     }
-    let cap = 8192;
-    while (cap < size) cap *= 2;
-    // Never a slice of Node's shared pool: the whole ArrayBuffer is ours.
+    // Whole 4 KiB pages, at least 8 KiB; never a slice of Node's shared
+    // pool, so the whole ArrayBuffer is ours to reuse.
+    const cap = Math.max(8192, Math.ceil(size / 4096) * 4096);
     return Buffer.allocUnsafeSlow(cap);
   }
 

@@ -32,8 +32,9 @@ function parseOrExit(role, parse) {
 
 // Reports a failure and ends the connection: the rejection line on stderr,
 // an ERROR frame when the socket is still writable (none in answer to an
-// ERROR), then the close and exit 1. Bytes still arriving are discarded so
-// the peer can read the ERROR before the connection goes away.
+// ERROR), then the close and exit 1. The caller's handlers must ignore
+// the socket from now on; bytes still arriving are read and dropped so the
+// peer can take the ERROR before the connection goes away.
 function failAndClose(role, sock, err) {
   let line;
   if (err instanceof codec.ProtocolError) {
@@ -43,15 +44,11 @@ function failAndClose(role, sock, err) {
   }
   say(line);
   process.exitCode = 1;
-  if (!sock) process.exit(1);
-  sock.removeAllListeners('data');
-  sock.removeAllListeners('end');
-  sock.removeAllListeners('drain');
-  sock.on('data', () => {});
+  if (!sock || sock.destroyed) process.exit(1);
   sock.on('error', () => {});
   sock.on('close', () => process.exit(1));
   const rejection = err instanceof codec.ProtocolError ? err.rejection : 'internal';
-  if (sock.writable && !sock.destroyed) {
+  if (sock.writable) {
     if (rejection === 'peer_error') {
       sock.end();
     } else {
@@ -59,7 +56,7 @@ function failAndClose(role, sock, err) {
     }
   }
   sock.resume();
-  setTimeout(() => sock.destroy(), LINGER_MS);
+  setTimeout(() => sock.destroy(), LINGER_MS).unref();
 }
 
 // Any exception that escapes still ends in one stderr line and exit 1.
