@@ -111,8 +111,8 @@ static const struct mode {
      "BYE with requests + 1 (client), BYE_ACK with bytes_sent + 1 (server)"},
 };
 
-#define FAULT_SEQUENCE 3   /* the request or response that misbehaves */
-#define DRAIN_SECONDS 10   /* how long a faulty peer waits for the close */
+#define FAULT_SEQUENCE 3 /* the request or response that misbehaves */
+#define DRAIN_SECONDS 10 /* how long a faulty peer waits for the close */
 #define TINY_BUFFER_BYTES 65536
 #define FLOOD_BYTES (64u << 20)
 #define FLOOD_CHUNK_BYTES (64u << 10)
@@ -250,12 +250,11 @@ static void reject_eof(int fd, ssize_t n, size_t pending, const char *where)
 {
   const char *how = n < 0 ? strerror(errno) : "end of stream";
   if (pending > 0)
-    why_set(PROTO_E_TRUNCATED, "%s after %zu bytes of a frame", how,
-            pending);
+    why_set(PROTO_E_TRUNCATED, "%s after %zu bytes of a frame", how, pending);
   else
     why_set(PROTO_E_UNEXPECTED_EOF, "%s %s", how, where);
-  reject(n < 0 ? -1 : fd, pending > 0 ? PROTO_E_TRUNCATED
-                                      : PROTO_E_UNEXPECTED_EOF);
+  reject(n < 0 ? -1 : fd,
+         pending > 0 ? PROTO_E_TRUNCATED : PROTO_E_UNEXPECTED_EOF);
 }
 
 static void flood_stderr(void)
@@ -310,9 +309,9 @@ static int parse_addr(const char *s, struct sockaddr_in *a)
 
 static void parse_args(int role, int argc, char **argv, struct args *a)
 {
-  static const char *const names[] = {"--listen", "--connect", "--warmup",
-                                      "--round-trips", "--payload-bytes",
-                                      "--max-in-flight"};
+  static const char *const names[] = {"--listen",        "--connect",
+                                      "--warmup",        "--round-trips",
+                                      "--payload-bytes", "--max-in-flight"};
   const char *values[6] = {0};
   uint64_t n[6] = {0};
   int i, f;
@@ -375,8 +374,7 @@ static int server_check(const struct server *s, const struct proto_header *h)
     return 0;
   if (s->state == EXPECT_HELLO) {
     if (h->type != PROTO_HELLO)
-      return why_set(PROTO_E_UNEXPECTED_TYPE, "type %u before HELLO",
-                     h->type);
+      return why_set(PROTO_E_UNEXPECTED_TYPE, "type %u before HELLO", h->type);
     if (h->sequence != 0)
       return why_set(PROTO_E_WRONG_SEQUENCE, "HELLO sequence %" PRIu64,
                      h->sequence);
@@ -385,8 +383,8 @@ static int server_check(const struct server *s, const struct proto_header *h)
   if (s->state == EXPECT_REQUEST && h->type == PROTO_REQUEST) {
     if (s->next > s->total || h->sequence != s->next)
       return why_set(PROTO_E_WRONG_SEQUENCE,
-                     "REQUEST %" PRIu64 " (expected %" PRIu64 ")",
-                     h->sequence, s->next);
+                     "REQUEST %" PRIu64 " (expected %" PRIu64 ")", h->sequence,
+                     s->next);
     if (h->payload_length != s->w.payload_bytes)
       return why_set(PROTO_E_BAD_LENGTH, "REQUEST of %" PRIu32 " bytes",
                      h->payload_length);
@@ -399,8 +397,7 @@ static int server_check(const struct server *s, const struct proto_header *h)
                      h->sequence);
     return 0;
   }
-  return why_set(PROTO_E_UNEXPECTED_TYPE, "type %u not allowed here",
-                 h->type);
+  return why_set(PROTO_E_UNEXPECTED_TYPE, "type %u not allowed here", h->type);
 }
 
 /* Answers the frame at p in place (every answer has its request's size):
@@ -489,8 +486,7 @@ static int server_answer(struct server *s, uint8_t *p,
     struct proto_counts bye;
     struct proto_counts ack;
     proto_counts_decode(payload, &bye);
-    if (bye.requests != s->own.requests ||
-        bye.responses != s->own.responses ||
+    if (bye.requests != s->own.requests || bye.responses != s->own.responses ||
         bye.bytes_sent != s->own.bytes_received ||
         bye.bytes_received != s->own.bytes_sent)
       return why_set(PROTO_E_COUNT_MISMATCH, "BYE counts differ");
@@ -594,8 +590,7 @@ static int run_server(struct args *a)
 
   lfd = socket(AF_INET, SOCK_STREAM, 0);
   if (lfd < 0 || bind(lfd, (struct sockaddr *)&a->addr, sizeof a->addr) ||
-      listen(lfd, 8) ||
-      getsockname(lfd, (struct sockaddr *)&bound, &bound_len))
+      listen(lfd, 8) || getsockname(lfd, (struct sockaddr *)&bound, &bound_len))
     die(1, "listen: %s", strerror(errno));
   if (fault == FAULT_NEVER_READY)
     sleep_forever();
@@ -698,8 +693,8 @@ struct client {
 static void client_queue(struct client *c, uint8_t type, uint64_t sequence,
                          const uint8_t *payload, uint32_t len)
 {
-  c->out_len += proto_frame_encode(c->out + c->out_len, type, sequence,
-                                   payload, len);
+  c->out_len +=
+      proto_frame_encode(c->out + c->out_len, type, sequence, payload, len);
   c->own.bytes_sent += PROTO_HEADER_BYTES + (uint64_t)len;
   c->frames_sent++;
 }
@@ -771,16 +766,16 @@ static int client_check(const struct client *c, const struct proto_header *h)
   if (h->type == PROTO_ERROR)
     return 0;
   if (c->state == EXPECT_HELLO_ACK && h->type == PROTO_HELLO_ACK)
-    return h->sequence == 0 ? 0
-                            : why_set(PROTO_E_WRONG_SEQUENCE,
-                                      "HELLO_ACK sequence %" PRIu64,
-                                      h->sequence);
+    return h->sequence == 0
+               ? 0
+               : why_set(PROTO_E_WRONG_SEQUENCE, "HELLO_ACK sequence %" PRIu64,
+                         h->sequence);
   if (c->state == IN_SESSION && h->type == PROTO_RESPONSE &&
       c->next_recv <= c->total) {
     if (h->sequence != c->next_recv)
       return why_set(PROTO_E_WRONG_SEQUENCE,
-                     "RESPONSE %" PRIu64 " (expected %" PRIu64 ")",
-                     h->sequence, c->next_recv);
+                     "RESPONSE %" PRIu64 " (expected %" PRIu64 ")", h->sequence,
+                     c->next_recv);
     if (c->next_recv == c->next_send)
       return why_set(PROTO_E_UNEXPECTED_TYPE,
                      "RESPONSE %" PRIu64 " before its request was sent",
@@ -795,8 +790,7 @@ static int client_check(const struct client *c, const struct proto_header *h)
                ? 0
                : why_set(PROTO_E_WRONG_SEQUENCE, "BYE_ACK sequence %" PRIu64,
                          h->sequence);
-  return why_set(PROTO_E_UNEXPECTED_TYPE, "type %u not allowed here",
-                 h->type);
+  return why_set(PROTO_E_UNEXPECTED_TYPE, "type %u not allowed here", h->type);
 }
 
 static int client_frame(struct client *c, const struct proto_header *h,
@@ -816,8 +810,7 @@ static int client_frame(struct client *c, const struct proto_header *h,
   }
   if (h->type == PROTO_RESPONSE) {
     if (proto_response_check(payload, h->payload_length, h->sequence) != 0)
-      return why_set(PROTO_E_WRONG_PAYLOAD, "RESPONSE %" PRIu64,
-                     h->sequence);
+      return why_set(PROTO_E_WRONG_PAYLOAD, "RESPONSE %" PRIu64, h->sequence);
     if (h->sequence == c->total)
       c->end_ns = now_ns();
     c->next_recv++;
@@ -964,9 +957,8 @@ static int run_client(struct args *a)
          ",\"frames_received\":%" PRIu64 ",\"bytes_sent\":%" PRIu64
          ",\"bytes_received\":%" PRIu64 ",\"elapsed_ns\":%" PRIu64 "}\n",
          c.w.round_trips - (fault == FAULT_WRONG_COUNT), c.w.warmup,
-         c.w.payload_bytes, c.w.max_in_flight, c.frames_sent,
-         c.frames_received, c.own.bytes_sent, c.own.bytes_received,
-         c.end_ns - c.start_ns);
+         c.w.payload_bytes, c.w.max_in_flight, c.frames_sent, c.frames_received,
+         c.own.bytes_sent, c.own.bytes_received, c.end_ns - c.start_ns);
   return fflush(stdout) == 0 ? 0 : 1;
 }
 
@@ -993,8 +985,7 @@ int main(int argc, char **argv)
     if (strcmp(modes[i].name, argv[2]) == 0 && (modes[i].roles & role))
       break;
   if (i == sizeof modes / sizeof modes[0])
-    die(2, "unknown mode '%s' (run without arguments for the list)",
-        argv[2]);
+    die(2, "unknown mode '%s' (run without arguments for the list)", argv[2]);
   fault = modes[i].fault;
   memset(&a, 0, sizeof a);
   parse_args(role, argc - 3, argv + 3, &a);

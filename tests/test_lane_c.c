@@ -172,8 +172,8 @@ static void capture_read(struct capture *c)
 
   while (c->fd >= 0) {
     char *dst = c->len < CAPTURE_BYTES ? c->buf + c->len : scratch;
-    size_t room = c->len < CAPTURE_BYTES ? CAPTURE_BYTES - c->len
-                                         : sizeof scratch;
+    size_t room =
+        c->len < CAPTURE_BYTES ? CAPTURE_BYTES - c->len : sizeof scratch;
     ssize_t n = read(c->fd, dst, room);
     if (n > 0) {
       if (dst == scratch)
@@ -332,8 +332,7 @@ static int server_start(struct proc *p, char *const prefix[])
   deadline = now_s() + tap_timeout_s(READY_TIMEOUT_S);
   while (!strchr(p->out.buf, '\n') && !p->reaped && now_s() < deadline)
     procs_poll(one, 1);
-  if (sscanf(p->out.buf, "READY %d", &port) != 1 || port <= 0 ||
-      port > 65535) {
+  if (sscanf(p->out.buf, "READY %d", &port) != 1 || port <= 0 || port > 65535) {
     proc_kill(p);
     return 0;
   }
@@ -372,8 +371,8 @@ static int client_start(struct proc *p, char *const prefix[], int port,
 /* Server: server_argv + --listen. Client: client_argv + --connect and the
  * workload. Everything is reaped when it returns. */
 static void pair_run(struct pair *r, char *const server_argv[],
-                     char *const client_argv[],
-                     const struct proto_workload *w, double timeout_s)
+                     char *const client_argv[], const struct proto_workload *w,
+                     double timeout_s)
 {
   struct proc *both[2] = {&r->server, &r->client};
 
@@ -406,7 +405,8 @@ static int ready_line_ok(const struct pair *r)
 static int json_u64(struct json_object *o, const char *key, uint64_t *v)
 {
   struct json_object *f;
-  if (!json_object_object_get_ex(o, key, &f) || !json_object_is_type(f, json_type_int))
+  if (!json_object_object_get_ex(o, key, &f) ||
+      !json_object_is_type(f, json_type_int))
     return 0;
   *v = json_object_get_uint64(f);
   return 1;
@@ -450,8 +450,7 @@ static int result_ok(const char *out, const struct proto_workload *w,
   fields[n++] = (struct field){"bytes_received", t.bytes_received};
   for (size_t i = 0; i < n; i++) {
     if (!json_u64(o, fields[i].key, &v) || v != fields[i].want) {
-      tap_diag("%s: %s is not %" PRIu64, label, fields[i].key,
-               fields[i].want);
+      tap_diag("%s: %s is not %" PRIu64, label, fields[i].key, fields[i].want);
       ok = 0;
     }
   }
@@ -525,8 +524,7 @@ static void test_self(const struct proto_workload *w)
            "c-c W=%" PRIu64 " N=%" PRIu64 " P=%" PRIu32 " M=%" PRIu32,
            w->warmup, w->round_trips, w->payload_bytes, w->max_in_flight);
   pair_run(&r, server, client, w, tap_timeout_s(SESSION_TIMEOUT_S));
-  TAP_OK(ready_line_ok(&r), "%s: server stdout is exactly READY <port>",
-         label);
+  TAP_OK(ready_line_ok(&r), "%s: server stdout is exactly READY <port>", label);
   TAP_OK(proc_exit_code(&r.server) == 0, "%s: server exits 0", label);
   TAP_OK(proc_exit_code(&r.client) == 0, "%s: client exits 0", label);
   TAP_OK(result_ok(r.client.out.buf, w, label),
@@ -585,8 +583,7 @@ static const struct fault_case faults[] = {
 /* The C peer of the other role meets a misbehaving fixture. */
 static void test_fault(const struct fault_case *f, int fixture_is_server)
 {
-  char *fixture[] = {fixture_bin,
-                     fixture_is_server ? "server" : "client",
+  char *fixture[] = {fixture_bin, fixture_is_server ? "server" : "client",
                      (char *)f->mode, NULL};
   char *c_server[] = {server_bin, NULL};
   char *c_client[] = {client_bin, NULL};
@@ -634,8 +631,8 @@ static void test_usage(const char *label, char *const argv[])
   }
   procs_wait(one, 1, tap_timeout_s(READY_TIMEOUT_S));
   TAP_OK(proc_exit_code(&p) == 2, "%s: exits 2", label);
-  TAP_OK(p.out.len == 0 && p.err.len > 0 && strchr(p.err.buf, '\n') ==
-                                                p.err.buf + p.err.len - 1,
+  TAP_OK(p.out.len == 0 && p.err.len > 0 &&
+             strchr(p.err.buf, '\n') == p.err.buf + p.err.len - 1,
          "%s: one line on stderr, nothing on stdout", label);
   if (tap_failed != before)
     proc_show(&p);
@@ -649,34 +646,41 @@ static void tests_usage(void)
   char *s_unknown[] = {s, "--listen", "127.0.0.1:0", "--verbose", NULL};
   char *s_twice[] = {s, "--listen", "127.0.0.1:0", "--listen=127.0.0.1:0",
                      NULL};
-  char *s_client_flag[] = {s, "--listen", "127.0.0.1:0", "--warmup", "1",
-                           NULL};
-  char *c_missing[] = {c, "--connect", "127.0.0.1:9", "--warmup", "1",
-                       "--round-trips", "1", "--payload-bytes", "1", NULL};
-  char *c_bad_number[] = {c, "--connect", "127.0.0.1:9", "--warmup", "-1",
-                          "--round-trips", "1", "--payload-bytes", "1",
-                          "--max-in-flight", "1", NULL};
-  char *c_not_number[] = {c, "--connect", "127.0.0.1:9", "--warmup", "1",
-                          "--round-trips", "ten", "--payload-bytes", "1",
-                          "--max-in-flight", "1", NULL};
-  char *c_zero_trips[] = {c, "--connect", "127.0.0.1:9", "--warmup", "1",
-                          "--round-trips", "0", "--payload-bytes", "1",
-                          "--max-in-flight", "1", NULL};
-  char *c_big_payload[] = {c, "--connect", "127.0.0.1:9", "--warmup", "1",
-                           "--round-trips", "1", "--payload-bytes",
-                           "1048577", "--max-in-flight", "1", NULL};
-  char *c_zero_window[] = {c, "--connect", "127.0.0.1:9", "--warmup", "1",
-                           "--round-trips", "1", "--payload-bytes", "1",
-                           "--max-in-flight", "0", NULL};
-  char *c_big_window[] = {c, "--connect", "127.0.0.1:9", "--warmup", "1",
-                          "--round-trips", "1", "--payload-bytes", "1",
-                          "--max-in-flight", "65537", NULL};
-  char *c_bad_addr[] = {c, "--connect", "127.0.0.1", "--warmup", "1",
-                        "--round-trips", "1", "--payload-bytes", "1",
-                        "--max-in-flight", "1", NULL};
-  char *c_no_value[] = {c, "--connect", "127.0.0.1:9", "--warmup", "1",
-                        "--round-trips", "1", "--payload-bytes", "1",
-                        "--max-in-flight", NULL};
+  char *s_client_flag[] = {s, "--listen", "127.0.0.1:0", "--warmup", "1", NULL};
+  char *c_missing[] = {
+      c,   "--connect",       "127.0.0.1:9", "--warmup", "1", "--round-trips",
+      "1", "--payload-bytes", "1",           NULL};
+  char *c_bad_number[] = {
+      c,    "--connect",       "127.0.0.1:9", "--warmup",
+      "-1", "--round-trips",   "1",           "--payload-bytes",
+      "1",  "--max-in-flight", "1",           NULL};
+  char *c_not_number[] = {
+      c,   "--connect",       "127.0.0.1:9", "--warmup",
+      "1", "--round-trips",   "ten",         "--payload-bytes",
+      "1", "--max-in-flight", "1",           NULL};
+  char *c_zero_trips[] = {
+      c,   "--connect",       "127.0.0.1:9", "--warmup",
+      "1", "--round-trips",   "0",           "--payload-bytes",
+      "1", "--max-in-flight", "1",           NULL};
+  char *c_big_payload[] = {
+      c,         "--connect",       "127.0.0.1:9", "--warmup",
+      "1",       "--round-trips",   "1",           "--payload-bytes",
+      "1048577", "--max-in-flight", "1",           NULL};
+  char *c_zero_window[] = {
+      c,   "--connect",       "127.0.0.1:9", "--warmup",
+      "1", "--round-trips",   "1",           "--payload-bytes",
+      "1", "--max-in-flight", "0",           NULL};
+  char *c_big_window[] = {
+      c,   "--connect",       "127.0.0.1:9", "--warmup",
+      "1", "--round-trips",   "1",           "--payload-bytes",
+      "1", "--max-in-flight", "65537",       NULL};
+  char *c_bad_addr[] = {c,   "--connect",       "127.0.0.1", "--warmup",
+                        "1", "--round-trips",   "1",         "--payload-bytes",
+                        "1", "--max-in-flight", "1",         NULL};
+  char *c_no_value[] = {
+      c,   "--connect",       "127.0.0.1:9", "--warmup",
+      "1", "--round-trips",   "1",           "--payload-bytes",
+      "1", "--max-in-flight", NULL};
 
   test_usage("server without arguments", s_none);
   test_usage("server --listen localhost", s_bad_addr);
@@ -860,9 +864,8 @@ static void drain(int fd)
 /* REQUEST (is_response 0) or RESPONSE s of P bytes into out (16 + P). */
 static size_t data_frame(uint8_t *out, int is_response, uint64_t s, uint32_t p)
 {
-  struct proto_header h = {PROTO_VERSION,
-                           is_response ? PROTO_RESPONSE : PROTO_REQUEST, 0, p,
-                           s};
+  struct proto_header h = {
+      PROTO_VERSION, is_response ? PROTO_RESPONSE : PROTO_REQUEST, 0, p, s};
   proto_header_encode(out, &h);
   proto_payload_fill(out + PROTO_HEADER_BYTES, p, s);
   if (is_response)
@@ -951,10 +954,9 @@ static void vector_client_rejects(struct json_object *c)
   workload_of(c, &w);
   total = w.warmup + w.round_trips;
   size = PROTO_HEADER_BYTES + (size_t)w.payload_bytes;
-  next = strcmp(state, "client_expecting_bye_ack") == 0 ? total + 1
-         : strcmp(state, "client_expecting_response") == 0
-             ? ju64(c, "sequence")
-             : 0;
+  next = strcmp(state, "client_expecting_bye_ack") == 0    ? total + 1
+         : strcmp(state, "client_expecting_response") == 0 ? ju64(c, "sequence")
+                                                           : 0;
   input = hex_decode(jstr(c, "input"), &input_len);
   frame = malloc(size > PROTO_HEADER_BYTES + PROTO_COUNTS_BYTES
                      ? size
@@ -992,8 +994,7 @@ static void vector_client_rejects(struct json_object *c)
       received++;
     }
     if (ok && next > total)
-      ok = read_exact(fd, frame, PROTO_HEADER_BYTES + PROTO_COUNTS_BYTES) ==
-           0;
+      ok = read_exact(fd, frame, PROTO_HEADER_BYTES + PROTO_COUNTS_BYTES) == 0;
   }
   if (ok) {
     ok = send_bytes(fd, input, input_len, 0) == 0;
@@ -1039,8 +1040,8 @@ static void vector_session_server(struct json_object *c, int bytewise)
   if (port)
     procs_wait(one, 1, tap_timeout_s(READY_TIMEOUT_S));
   TAP_OK(ok && proc_exit_code(&srv) == 0 && srv.err.len == 0,
-         "vector session %s%s: c server answers every byte and exits 0",
-         name, bytewise ? " (one byte per write)" : "");
+         "vector session %s%s: c server answers every byte and exits 0", name,
+         bytewise ? " (one byte per write)" : "");
   if (tap_failed != before)
     proc_show(&srv);
   free(client_bytes);
@@ -1106,8 +1107,10 @@ static void vector_session_client(struct json_object *c, int bytewise)
     if (o)
       json_object_put(o);
   }
-  TAP_OK(ok, "vector session %s%s: c client sends every byte and reports "
-             "the result", name, bytewise ? " (one byte per write)" : "");
+  TAP_OK(ok,
+         "vector session %s%s: c client sends every byte and reports "
+         "the result",
+         name, bytewise ? " (one byte per write)" : "");
   if (tap_failed != before)
     proc_show(&cl);
   free(client_bytes);
@@ -1123,8 +1126,7 @@ static struct json_object *vectors_cases(const char *file,
 
   snprintf(path, sizeof path, "%s/%s", vectors_dir, file);
   *root = json_object_from_file(path);
-  if (*root == NULL ||
-      !json_object_object_get_ex(*root, "cases", &cases) ||
+  if (*root == NULL || !json_object_object_get_ex(*root, "cases", &cases) ||
       !json_object_is_type(cases, json_type_array)) {
     TAP_OK(0, "%s has a cases array", path);
     return NULL;
@@ -1166,7 +1168,7 @@ static void tests_vectors(void)
 int main(void)
 {
   static const struct proto_workload self_loads[] = {
-      {0, 1, 0, 1},       {10, 1000, 64, 64}, {0, 5, 1048576, 2},
+      {0, 1, 0, 1},         {10, 1000, 64, 64}, {0, 5, 1048576, 2},
       {0, 10000, 16, 1000}, {0, 3, 1, 1},       {3, 200, 65536, 65536},
   };
   const char *base = getenv("TMPDIR");

@@ -59,7 +59,8 @@ static int client_header(struct conn *c, const struct proto_header *h)
     if (h->type != PROTO_RESPONSE)
       break;
     if (cl->next_recv > cl->total) {
-      conn_why(c, "RESPONSE with sequence %" PRIu64
+      conn_why(c,
+               "RESPONSE with sequence %" PRIu64
                " after every response (no request is outstanding)",
                h->sequence);
       return PROTO_E_UNEXPECTED_TYPE;
@@ -80,9 +81,10 @@ static int client_header(struct conn *c, const struct proto_header *h)
       return PROTO_E_UNEXPECTED_TYPE;
     }
     if (h->payload_length != w->payload_bytes) {
-      conn_why(c, "RESPONSE %" PRIu64 " with a %" PRIu32
-               "-byte payload (expected %" PRIu32 ")", h->sequence,
-               h->payload_length, w->payload_bytes);
+      conn_why(c,
+               "RESPONSE %" PRIu64 " with a %" PRIu32
+               "-byte payload (expected %" PRIu32 ")",
+               h->sequence, h->payload_length, w->payload_bytes);
       return PROTO_E_BAD_LENGTH;
     }
     return 0;
@@ -102,11 +104,12 @@ static int client_header(struct conn *c, const struct proto_header *h)
     break;
   }
   if (h->type == PROTO_RESPONSE)
-    conn_why(c, "RESPONSE with sequence %" PRIu64
-             " while no request is outstanding", h->sequence);
+    conn_why(
+        c, "RESPONSE with sequence %" PRIu64 " while no request is outstanding",
+        h->sequence);
   else
     conn_why(c, "frame type %u not allowed here (%s)", h->type,
-             cl->state == CLIENT_HELLO_ACK  ? "expected HELLO_ACK"
+             cl->state == CLIENT_HELLO_ACK ? "expected HELLO_ACK"
              : cl->state == CLIENT_BYE_ACK ? "expected BYE_ACK"
                                            : "expected RESPONSE");
   return PROTO_E_UNEXPECTED_TYPE;
@@ -120,9 +123,10 @@ static int client_frame(struct conn *c, const struct proto_header *h,
 
   if (h->type == PROTO_RESPONSE) {
     if (proto_response_check(payload, h->payload_length, h->sequence) != 0) {
-      conn_why(c, "RESPONSE %" PRIu64 " payload differs from respond(gen(%"
-               PRIu64 ", %" PRIu32 "))", h->sequence, h->sequence,
-               h->payload_length);
+      conn_why(c,
+               "RESPONSE %" PRIu64 " payload differs from respond(gen(%" PRIu64
+               ", %" PRIu32 "))",
+               h->sequence, h->sequence, h->payload_length);
       return PROTO_E_WRONG_PAYLOAD;
     }
     if (h->sequence == cl->total)
@@ -164,8 +168,7 @@ static int client_frame(struct conn *c, const struct proto_header *h,
       conn_why(c,
                "BYE_ACK counts requests %" PRIu64 ", responses %" PRIu64
                ", bytes_sent %" PRIu64 ", bytes_received %" PRIu64
-               " (expected %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64
-               ")",
+               " (expected %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ")",
                ack.requests, ack.responses, ack.bytes_sent, ack.bytes_received,
                own->requests, own->responses, own->bytes_received,
                own->bytes_sent);
@@ -231,9 +234,8 @@ static void client_pump(struct conn *c)
     if (cl->next_recv > cl->total) {
       uint8_t counts[PROTO_COUNTS_BYTES];
       proto_counts_encode(counts, &cl->counts);
-      c->wlen += proto_frame_encode(c->wbuf + c->wlen, PROTO_BYE,
-                                    cl->total + 1, counts,
-                                    PROTO_COUNTS_BYTES);
+      c->wlen += proto_frame_encode(c->wbuf + c->wlen, PROTO_BYE, cl->total + 1,
+                                    counts, PROTO_COUNTS_BYTES);
       cl->counts.bytes_sent += PROTO_HEADER_BYTES + PROTO_COUNTS_BYTES;
       cl->frames_sent++;
       cl->state = CLIENT_BYE_ACK;
@@ -252,8 +254,9 @@ static int client_eof(struct conn *c)
     conn_why(c, "end of stream before HELLO_ACK");
     break;
   case CLIENT_SESSION:
-    conn_why(c, "end of stream with %" PRIu64 " of %" PRIu64
-             " responses received", cl->next_recv - 1, cl->total);
+    conn_why(c,
+             "end of stream with %" PRIu64 " of %" PRIu64 " responses received",
+             cl->next_recv - 1, cl->total);
     break;
   default:
     conn_why(c, "end of stream before BYE_ACK");
@@ -295,15 +298,15 @@ static int client_print_result(const struct client *cl)
 {
   const struct proto_workload *w = &cl->args.workload;
   uint64_t elapsed = cl->end_ns - cl->start_ns;
-  int n = printf("{\"runtime\":\"c\",\"round_trips\":%" PRIu64
-                 ",\"warmup_round_trips\":%" PRIu64
-                 ",\"payload_bytes\":%" PRIu32 ",\"max_in_flight\":%" PRIu32
-                 ",\"frames_sent\":%" PRIu64 ",\"frames_received\":%" PRIu64
-                 ",\"bytes_sent\":%" PRIu64 ",\"bytes_received\":%" PRIu64
-                 ",\"elapsed_ns\":%" PRIu64 "}\n",
-                 w->round_trips, w->warmup, w->payload_bytes,
-                 w->max_in_flight, cl->frames_sent, cl->frames_received,
-                 cl->counts.bytes_sent, cl->counts.bytes_received, elapsed);
+  int n =
+      printf("{\"runtime\":\"c\",\"round_trips\":%" PRIu64
+             ",\"warmup_round_trips\":%" PRIu64 ",\"payload_bytes\":%" PRIu32
+             ",\"max_in_flight\":%" PRIu32 ",\"frames_sent\":%" PRIu64
+             ",\"frames_received\":%" PRIu64 ",\"bytes_sent\":%" PRIu64
+             ",\"bytes_received\":%" PRIu64 ",\"elapsed_ns\":%" PRIu64 "}\n",
+             w->round_trips, w->warmup, w->payload_bytes, w->max_in_flight,
+             cl->frames_sent, cl->frames_received, cl->counts.bytes_sent,
+             cl->counts.bytes_received, elapsed);
   if (n < 0 || fflush(stdout) != 0) {
     fprintf(stderr, "client: cannot write the result to stdout\n");
     return 1;

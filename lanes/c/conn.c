@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void conn_on_alloc(uv_handle_t *handle, size_t suggested,
-                          uv_buf_t *buf);
+static void conn_on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf);
 static void conn_on_read(uv_stream_t *stream, ssize_t nread,
                          const uv_buf_t *buf);
 static void conn_on_write(uv_write_t *req, int status);
@@ -205,8 +204,7 @@ static void conn_on_write(uv_write_t *req, int status)
     c->ops->writable(c);
 }
 
-static void conn_on_alloc(uv_handle_t *handle, size_t suggested,
-                          uv_buf_t *buf)
+static void conn_on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
 {
   struct conn *c = handle->data;
   *buf = uv_buf_init((char *)c->rbuf + c->rlen, (unsigned)(c->rcap - c->rlen));
@@ -218,8 +216,8 @@ static void conn_why_header(struct conn *c, const uint8_t *p)
   unsigned long length = ((unsigned long)p[4] << 24) |
                          ((unsigned long)p[5] << 16) |
                          ((unsigned long)p[6] << 8) | (unsigned long)p[7];
-  conn_why(c, "frame header version %u, type %u, flags %u, length %lu",
-           p[0], p[1], (unsigned)((p[2] << 8) | p[3]), length);
+  conn_why(c, "frame header version %u, type %u, flags %u, length %lu", p[0],
+           p[1], (unsigned)((p[2] << 8) | p[3]), length);
 }
 
 /* Frames every complete frame in the read buffer, then hands the batch to

@@ -117,8 +117,7 @@ int lane_args_parse(struct lane_args *args, enum lane_role role, int argc,
       value = argv[++i];
     }
     if (values[f])
-      return lane_errorf(err, err_size, "'%s' given twice",
-                         lane_flags[f].name);
+      return lane_errorf(err, err_size, "'%s' given twice", lane_flags[f].name);
     values[f] = value;
   }
 
@@ -145,7 +144,8 @@ int lane_args_parse(struct lane_args *args, enum lane_role role, int argc,
     if (n[FLAG_PAYLOAD_BYTES] > PROTO_MAX_PAYLOAD_BYTES)
       return lane_errorf(err, err_size, "--payload-bytes: %s is over %u",
                          values[FLAG_PAYLOAD_BYTES], PROTO_MAX_PAYLOAD_BYTES);
-    if (n[FLAG_MAX_IN_FLIGHT] < 1 || n[FLAG_MAX_IN_FLIGHT] > PROTO_MAX_IN_FLIGHT)
+    if (n[FLAG_MAX_IN_FLIGHT] < 1 ||
+        n[FLAG_MAX_IN_FLIGHT] > PROTO_MAX_IN_FLIGHT)
       return lane_errorf(err, err_size, "--max-in-flight: %s is not in 1..%u",
                          values[FLAG_MAX_IN_FLIGHT], PROTO_MAX_IN_FLIGHT);
     w->warmup = n[FLAG_WARMUP];

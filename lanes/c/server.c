@@ -53,17 +53,21 @@ static int server_header(struct conn *c, const struct proto_header *h)
     if (h->type == PROTO_REQUEST) {
       if (h->sequence != s->next_request || s->next_request > s->total) {
         if (s->next_request > s->total)
-          conn_why(c, "REQUEST with sequence %" PRIu64 " after all %" PRIu64
-                   " requests (expected BYE)", h->sequence, s->total);
+          conn_why(c,
+                   "REQUEST with sequence %" PRIu64 " after all %" PRIu64
+                   " requests (expected BYE)",
+                   h->sequence, s->total);
         else
-          conn_why(c, "REQUEST with sequence %" PRIu64 " (expected %" PRIu64
-                   ")", h->sequence, s->next_request);
+          conn_why(c,
+                   "REQUEST with sequence %" PRIu64 " (expected %" PRIu64 ")",
+                   h->sequence, s->next_request);
         return PROTO_E_WRONG_SEQUENCE;
       }
       if (h->payload_length != s->workload.payload_bytes) {
-        conn_why(c, "REQUEST %" PRIu64 " with a %" PRIu32
-                 "-byte payload (expected %" PRIu32 ")", h->sequence,
-                 h->payload_length, s->workload.payload_bytes);
+        conn_why(c,
+                 "REQUEST %" PRIu64 " with a %" PRIu32
+                 "-byte payload (expected %" PRIu32 ")",
+                 h->sequence, h->payload_length, s->workload.payload_bytes);
         return PROTO_E_BAD_LENGTH;
       }
       return 0;
@@ -87,8 +91,7 @@ static int server_header(struct conn *c, const struct proto_header *h)
   case SERVER_CLOSING:
     break;
   }
-  conn_why(c, "frame type %u after BYE (expected the end of stream)",
-           h->type);
+  conn_why(c, "frame type %u after BYE (expected the end of stream)", h->type);
   return PROTO_E_UNEXPECTED_TYPE;
 }
 
@@ -116,9 +119,8 @@ static int server_hello(struct server *s, const uint8_t *payload)
   s->total = w->warmup + w->round_trips;
   s->next_request = 1;
   s->counts.bytes_received += PROTO_HEADER_BYTES + PROTO_WORKLOAD_BYTES;
-  s->counts.bytes_sent += proto_frame_encode(c->wbuf + c->wlen,
-                                             PROTO_HELLO_ACK, 0, echo,
-                                             PROTO_WORKLOAD_BYTES);
+  s->counts.bytes_sent += proto_frame_encode(c->wbuf + c->wlen, PROTO_HELLO_ACK,
+                                             0, echo, PROTO_WORKLOAD_BYTES);
   c->wlen += PROTO_HEADER_BYTES + PROTO_WORKLOAD_BYTES;
   s->state = SERVER_SESSION;
   return 0;
@@ -169,8 +171,10 @@ static int server_frame(struct conn *c, const struct proto_header *h,
     uint8_t *out = c->wbuf + c->wlen;
 
     if (proto_payload_check(payload, h->payload_length, h->sequence) != 0) {
-      conn_why(c, "REQUEST %" PRIu64 " payload differs from gen(%" PRIu64
-               ", %" PRIu32 ")", h->sequence, h->sequence, h->payload_length);
+      conn_why(c,
+               "REQUEST %" PRIu64 " payload differs from gen(%" PRIu64
+               ", %" PRIu32 ")",
+               h->sequence, h->sequence, h->payload_length);
       return PROTO_E_WRONG_PAYLOAD;
     }
     /* The answers to one read take at most the bytes of that read, and
@@ -288,11 +292,9 @@ int main(int argc, char **argv)
   if (rc == 0)
     rc = uv_listen((uv_stream_t *)&s.listener, 8, server_on_connection);
   if (rc == 0)
-    rc = uv_tcp_getsockname(&s.listener, (struct sockaddr *)&bound,
-                            &bound_len);
+    rc = uv_tcp_getsockname(&s.listener, (struct sockaddr *)&bound, &bound_len);
   if (rc) {
-    fprintf(stderr, "server: listen %s: %s\n", args.addr_text,
-            uv_strerror(rc));
+    fprintf(stderr, "server: listen %s: %s\n", args.addr_text, uv_strerror(rc));
     uv_close((uv_handle_t *)&s.listener, NULL);
     uv_run(&loop, UV_RUN_DEFAULT);
     uv_loop_close(&loop);
