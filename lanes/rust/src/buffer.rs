@@ -7,6 +7,8 @@ use std::io::{self, Read};
 
 /// Default size: large enough that one read can deliver many frames.
 pub const DEFAULT_CAPACITY: usize = 256 * 1024;
+/// Unparsed tails up to this size move to the front before every read.
+const SHORT_TAIL: usize = 4096;
 
 pub struct RecvBuf {
     buf: Vec<u8>,
@@ -61,12 +63,15 @@ impl RecvBuf {
     }
 
     /// Makes room for a read: moves the unparsed tail to the front when
-    /// less than a quarter of the buffer is free behind it. A caller that
-    /// keeps every frame below half the capacity always has room.
+    /// it is short (a cheap copy that keeps reads in the same, cache-warm
+    /// bytes) or when less than a quarter of the buffer is free behind it.
+    /// A caller that keeps every frame below half the capacity always has
+    /// room.
     #[inline(always)]
     fn make_room(&mut self) {
         let free = self.buf.len() - self.end;
-        if self.start > 0 && free < self.buf.len() / 4 {
+        let tail = self.end - self.start;
+        if self.start > 0 && (tail <= SHORT_TAIL || free < self.buf.len() / 4) {
             self.buf.copy_within(self.start..self.end, 0);
             self.end -= self.start;
             self.start = 0;
