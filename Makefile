@@ -62,6 +62,8 @@ TARGETS := $(BUILD)/crossrun $(BUILD)/lanes/c/client $(BUILD)/lanes/c/server \
            $(BUILD)/tests/fixture $(BUILD)/bench/baseline
 
 .PHONY: all quick test bench clean style help
+# Objects are kept between builds (no intermediate-file deletion).
+.SECONDARY:
 all: $(TARGETS)
 
 $(BUILD)/obj/%.o: %.c

@@ -101,7 +101,7 @@ static json_object *peer_json(const struct sanitize *s,
   put(mem, "peak_rss_source",
       json_object_new_string(p->peak_rss_source ? p->peak_rss_source
                                                 : "not_measured"));
-  put(mem, "peak_since_exec_at_exit_bytes",
+  put(mem, "exit_accounting_peak_bytes",
       int_or_null(p->exit_peak_rss_bytes));
   put(mem, "os_peak_rss_bytes", int_or_null(p->os_peak_rss_bytes));
   put(mem, "coordinator_peak_rss_at_spawn_bytes",

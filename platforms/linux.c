@@ -1,13 +1,12 @@
 /* Linux implementation of platforms/platform.h.
  *
- * Peak memory. The exact figure is the peer's VmHWM (peak RSS since exec)
- * read at the very end of its life: the coordinator attaches to the peer
- * with PTRACE_SEIZE and only PTRACE_O_TRACEEXIT, so the peer runs
- * untraced (no syscall stops) until it stops once in do_exit, before its
- * address space is released; VmHWM is read there and the peer let go.
- * Signals sent to it are passed on unchanged. Where tracing is refused
- * (a ptrace-restricting sandbox) or the peer was gone before the attach,
- * the figures below are the fallback.
+ * Peak memory. The exact figure is the peer's RSS high-water mark as the
+ * kernel's exit accounting reports it: the coordinator listens to taskstats
+ * (generic netlink, TASKSTATS) exit records, which do_exit() sends before
+ * the address space is released, with hiwater_rss of that address space:
+ * the peer's peak since exec, untouched by the coordinator and with no
+ * effect on the peer (no tracing). Listening needs CAP_NET_ADMIN; without
+ * it, or when a record was lost, the figures below are the fallback.
  *
  * A child's ru_maxrss is not its own peak: the kernel folds
  * the high-water mark of the address space that exec replaces into the
@@ -33,8 +32,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <linux/taskstats.h>
+#include <poll.h>
 #include <sys/prctl.h>
-#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
@@ -55,12 +57,221 @@ static void set_err(char *err, size_t errlen, const char *fmt, const char *a,
   snprintf(err, errlen, fmt, a, strerror(e));
 }
 
+/* ---- taskstats exit records ---- */
+
+#define WATCH_MAX 64
+#define NL_BUF_BYTES 65536
+
+static int taskstats_fd = -1;
+static uint16_t taskstats_family;
+static char taskstats_why[160] = "not opened";
+static struct platform_proc *watched[WATCH_MAX];
+
+static void watch_add(struct platform_proc *proc)
+{
+  for (int i = 0; i < WATCH_MAX; i++) {
+    if (watched[i] == NULL) {
+      watched[i] = proc;
+      return;
+    }
+  }
+}
+
+static void watch_remove(struct platform_proc *proc)
+{
+  for (int i = 0; i < WATCH_MAX; i++)
+    if (watched[i] == proc)
+      watched[i] = NULL;
+}
+
+/* Sends one generic netlink request with one attribute. */
+static int genl_send(int fd, uint16_t family, uint8_t cmd, uint16_t attr,
+                     const void *data, uint16_t len, int ack)
+{
+  char buf[256] __attribute__((aligned(NLMSG_ALIGNTO)));
+  struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+  struct genlmsghdr *gh = NLMSG_DATA(nh);
+  struct nlattr *na = (struct nlattr *)((char *)gh + GENL_HDRLEN);
+  struct sockaddr_nl to = {.nl_family = AF_NETLINK};
+
+  if (NLMSG_LENGTH(GENL_HDRLEN) + NLA_HDRLEN + NLA_ALIGN(len) > sizeof(buf))
+    return -1;
+  memset(buf, 0, sizeof(buf));
+  na->nla_type = attr;
+  na->nla_len = (uint16_t)(NLA_HDRLEN + len);
+  memcpy((char *)na + NLA_HDRLEN, data, len);
+  nh->nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN) + NLA_ALIGN(na->nla_len);
+  nh->nlmsg_type = family;
+  nh->nlmsg_flags = NLM_F_REQUEST | (ack ? NLM_F_ACK : 0);
+  nh->nlmsg_seq = 1;
+  gh->cmd = cmd;
+  gh->version = 1;
+  return sendto(fd, buf, nh->nlmsg_len, 0, (struct sockaddr *)&to,
+                sizeof(to)) < 0
+             ? -1
+             : 0;
+}
+
+/* Waits for the answer to a request: fills *family when asked for it.
+ * Returns 0, or a negative errno from the kernel's error message. */
+static int genl_answer(int fd, uint16_t *family)
+{
+  char buf[NL_BUF_BYTES] __attribute__((aligned(NLMSG_ALIGNTO)));
+  struct pollfd pfd = {fd, POLLIN, 0};
+  ssize_t n;
+
+  if (poll(&pfd, 1, 2000) != 1)
+    return -ETIMEDOUT;
+  n = recv(fd, buf, sizeof(buf), 0);
+  if (n < 0)
+    return -errno;
+  for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n);
+       nh = NLMSG_NEXT(nh, n)) {
+    if (nh->nlmsg_type == NLMSG_ERROR) {
+      struct nlmsgerr *e = NLMSG_DATA(nh);
+      return e->error;
+    }
+    if (family != NULL && nh->nlmsg_type == GENL_ID_CTRL) {
+      struct genlmsghdr *gh = NLMSG_DATA(nh);
+      struct nlattr *na = (struct nlattr *)((char *)gh + GENL_HDRLEN);
+      int left = (int)nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+      while (left >= NLA_HDRLEN && na->nla_len >= NLA_HDRLEN &&
+             na->nla_len <= left) {
+        if (na->nla_type == CTRL_ATTR_FAMILY_ID) {
+          memcpy(family, (char *)na + NLA_HDRLEN, sizeof(*family));
+          return 0;
+        }
+        left -= NLA_ALIGN(na->nla_len);
+        na = (struct nlattr *)((char *)na + NLA_ALIGN(na->nla_len));
+      }
+    }
+  }
+  return -ENOENT;
+}
+
+static void taskstats_open(void)
+{
+  struct sockaddr_nl self = {.nl_family = AF_NETLINK};
+  char cpus[256] = "";
+  int fd, rc, size = 4 << 20;
+  FILE *f;
+
+  fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+  if (fd < 0 || bind(fd, (struct sockaddr *)&self, sizeof(self)) != 0) {
+    snprintf(taskstats_why, sizeof(taskstats_why),
+             "no generic netlink: %s", strerror(errno));
+    goto fail;
+  }
+  /* Exit records of every process on the machine pass through here. */
+  if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) != 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+  if (genl_send(fd, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME,
+                TASKSTATS_GENL_NAME, sizeof(TASKSTATS_GENL_NAME), 0) != 0 ||
+      (rc = genl_answer(fd, &taskstats_family)) != 0) {
+    snprintf(taskstats_why, sizeof(taskstats_why),
+             "no taskstats in this kernel");
+    goto fail;
+  }
+  f = fopen("/sys/devices/system/cpu/possible", "re");
+  if (f == NULL || fgets(cpus, sizeof(cpus), f) == NULL) {
+    if (f)
+      fclose(f);
+    snprintf(taskstats_why, sizeof(taskstats_why), "cannot read the CPU list");
+    goto fail;
+  }
+  fclose(f);
+  cpus[strcspn(cpus, "\n")] = '\0';
+  if (genl_send(fd, taskstats_family, TASKSTATS_CMD_GET,
+                TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpus,
+                (uint16_t)(strlen(cpus) + 1), 1) != 0 ||
+      (rc = genl_answer(fd, NULL)) != 0) {
+    snprintf(taskstats_why, sizeof(taskstats_why),
+             "taskstats listening refused (%s; it needs CAP_NET_ADMIN)",
+             strerror(rc < 0 ? -rc : EIO));
+    goto fail;
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  taskstats_fd = fd;
+  return;
+fail:
+  if (fd >= 0)
+    close(fd);
+}
+
+static void taskstats_record(const struct nlattr *aggr)
+{
+  const struct nlattr *na = (const struct nlattr *)((const char *)aggr +
+                                                    NLA_HDRLEN);
+  int left = aggr->nla_len - NLA_HDRLEN;
+  struct taskstats ts;
+  uint32_t pid = 0;
+  int have_stats = 0;
+
+  memset(&ts, 0, sizeof(ts));
+  while (left >= NLA_HDRLEN && na->nla_len >= NLA_HDRLEN &&
+         na->nla_len <= left) {
+    size_t len = na->nla_len - NLA_HDRLEN;
+    if (na->nla_type == TASKSTATS_TYPE_PID && len >= sizeof(pid))
+      memcpy(&pid, (const char *)na + NLA_HDRLEN, sizeof(pid));
+    if (na->nla_type == TASKSTATS_TYPE_STATS) {
+      /* Older kernels send a shorter struct: the rest stays zero. */
+      memcpy(&ts, (const char *)na + NLA_HDRLEN,
+             len < sizeof(ts) ? len : sizeof(ts));
+      have_stats = 1;
+    }
+    left -= NLA_ALIGN(na->nla_len);
+    na = (const struct nlattr *)((const char *)na + NLA_ALIGN(na->nla_len));
+  }
+  if (!have_stats)
+    return;
+  for (int i = 0; i < WATCH_MAX; i++) {
+    struct platform_proc *p = watched[i];
+    /* Every thread's record carries the shared address space's mark;
+     * the thread group's own record is the main thread's. */
+    if (p != NULL && (pid == (uint32_t)p->pid || ts.ac_tgid == p->pid)) {
+      int64_t hwm = (int64_t)ts.hiwater_rss * 1024;
+      if (hwm > p->exit_peak_rss_bytes)
+        p->exit_peak_rss_bytes = hwm;
+    }
+  }
+}
+
+static void taskstats_drain(void)
+{
+  char buf[NL_BUF_BYTES] __attribute__((aligned(NLMSG_ALIGNTO)));
+  ssize_t n;
+
+  if (taskstats_fd < 0)
+    return;
+  while ((n = recv(taskstats_fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0 ||
+         (n < 0 && (errno == EINTR || errno == ENOBUFS))) {
+    /* ENOBUFS: records were dropped under load; those peers fall back. */
+    for (struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+         n > 0 && NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n)) {
+      struct genlmsghdr *gh = NLMSG_DATA(nh);
+      struct nlattr *na = (struct nlattr *)((char *)gh + GENL_HDRLEN);
+      int left = (int)nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+      if (nh->nlmsg_type != taskstats_family)
+        continue;
+      while (left >= NLA_HDRLEN && na->nla_len >= NLA_HDRLEN &&
+             na->nla_len <= left) {
+        if (na->nla_type == TASKSTATS_TYPE_AGGR_PID)
+          taskstats_record(na);
+        left -= NLA_ALIGN(na->nla_len);
+        na = (struct nlattr *)((char *)na + NLA_ALIGN(na->nla_len));
+      }
+    }
+  }
+}
+
 int platform_init(char *err, size_t errlen)
 {
   if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
     set_err(err, errlen, "cannot become a child subreaper%s: %s", "", errno);
     return -errno;
   }
+  if (taskstats_fd < 0)
+    taskstats_open();
   return 0;
 }
 
@@ -193,8 +404,7 @@ int platform_spawn(const struct platform_spawn_opts *opts,
   proc->pid = pid;
   proc->group = pid;
   proc->exit_peak_rss_bytes = -1;
-  proc->traced =
-      ptrace(PTRACE_SEIZE, pid, NULL, (void *)(long)PTRACE_O_TRACEEXIT) == 0;
+  watch_add(proc);
   proc->stdout_fd = out_pipe[0];
   proc->stderr_fd = err_pipe[0];
   return 0;
@@ -214,26 +424,6 @@ static int64_t timeval_ns(struct timeval tv)
   return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
 }
 
-/* Handles one ptrace stop of a traced peer and lets it go on. */
-static void handle_stop(struct platform_proc *proc, int status)
-{
-  pid_t pid = (pid_t)proc->pid;
-  int event = status >> 16;
-
-  if (event == PTRACE_EVENT_EXIT) {
-    int64_t hwm = status_field_bytes(proc->pid, "VmHWM");
-    if (hwm > proc->exit_peak_rss_bytes)
-      proc->exit_peak_rss_bytes = hwm;
-    ptrace(PTRACE_CONT, pid, NULL, NULL);
-  } else if (event == PTRACE_EVENT_STOP) {
-    /* A group stop (SIGSTOP and friends): stay stopped as untraced. */
-    ptrace(PTRACE_LISTEN, pid, NULL, NULL);
-  } else {
-    /* A signal on its way to the peer: deliver it as if untraced. */
-    ptrace(PTRACE_CONT, pid, NULL, (void *)(long)WSTOPSIG(status));
-  }
-}
-
 int platform_try_reap(struct platform_proc *proc, struct platform_exit *ex,
                       char *err, size_t errlen)
 {
@@ -241,18 +431,14 @@ int platform_try_reap(struct platform_proc *proc, struct platform_exit *ex,
   int status = 0;
   pid_t r;
 
-  for (;;) {
-    r = wait4((pid_t)proc->pid, &status, WNOHANG | __WALL, &ru);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r > 0 && WIFSTOPPED(status)) {
-      handle_stop(proc, status);
-      continue;
-    }
-    break;
-  }
+  do
+    r = wait4((pid_t)proc->pid, &status, WNOHANG, &ru);
+  while (r < 0 && errno == EINTR);
   if (r == 0)
     return 0;
+  /* The exit record was queued before the peer became a zombie. */
+  taskstats_drain();
+  watch_remove(proc);
   if (r < 0) {
     set_err(err, errlen, "cannot reap peer%s: %s", "", errno);
     return -errno;
@@ -390,6 +576,7 @@ int platform_collect_orphans(const long *groups, int ngroups,
 
 void platform_proc_release(struct platform_proc *proc)
 {
+  watch_remove(proc);
   proc->os = NULL;
 }
 
@@ -479,11 +666,15 @@ void platform_machine_describe(struct platform_machine *m)
 
 const char *platform_peak_rss_method(void)
 {
-  return "linux: VmHWM (peak RSS since exec) from /proc/PID/status, read "
-         "when the peer stops at its exit (ptrace PTRACE_O_TRACEEXIT, no "
-         "other tracing); if that stop was missed, wait4 ru_maxrss when it "
-         "exceeds the coordinator's own peak at spawn (it is then the "
-         "peer's), else the last VmHWM read while the peer ran";
+  static char method[512];
+  snprintf(method, sizeof(method),
+           "linux: hiwater_rss (peak RSS since exec) from the kernel's "
+           "taskstats exit record of the peer (%s); when missing, wait4 "
+           "ru_maxrss if it exceeds the coordinator's own peak at spawn (it "
+           "is then the peer's), else the last VmHWM read from "
+           "/proc/PID/status while the peer ran",
+           taskstats_fd >= 0 ? "listening" : taskstats_why);
+  return method;
 }
 
 const char *platform_sampled_rss_method(void)

@@ -32,10 +32,8 @@ struct platform_proc {
   /* The coordinator's own peak RSS just before the spawn: on Linux a
    * child's ru_maxrss cannot be told apart from it (see linux.c). */
   int64_t spawner_peak_rss_bytes;
-  /* Linux: the peer is traced for its exit event only, and its peak since
-   * exec is read there, when its address space still exists (-1: not
-   * caught). Other OSes leave these at 0 and -1. */
-  int traced;
+  /* Linux: the peak RSS since exec from the kernel's exit accounting
+   * (taskstats), -1 when it was not received. Other OSes: -1. */
   int64_t exit_peak_rss_bytes;
   void *os; /* OS-specific state (a process handle on Windows). */
 };

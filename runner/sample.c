@@ -302,7 +302,7 @@ static void watch_peer(struct peer *p, uint64_t now)
                             ? ex.exact_peak_rss_bytes
                             : r->sampled_peak_rss_bytes;
     r->peak_rss_source = p->proc.exit_peak_rss_bytes > 0
-                             ? "peak_since_exec_at_exit"
+                             ? "exit_accounting_peak"
                              : "os_lifetime_peak";
   } else if (r->sampled_peak_rss_bytes >= 0) {
     r->peak_rss_bytes = r->sampled_peak_rss_bytes;

@@ -80,7 +80,7 @@ struct peer_report {
   int64_t user_cpu_ns; /* -1 when unknown */
   int64_t system_cpu_ns;
   /* Peak RSS as exactly as the OS allows, and where it came from:
-   * "peak_since_exec_at_exit" (read as the peer exits: exact),
+   * "exit_accounting_peak" (read as the peer exits: exact),
    * "os_lifetime_peak" (the OS's figure for the reaped child: exact), or
    * "sampled_peak_since_exec" (the last reading while it ran: a lower
    * bound); NULL when none. */
