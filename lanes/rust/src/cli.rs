@@ -62,15 +62,27 @@ pub fn parse_number(flag: &str, text: &str) -> Result<u64, String> {
         .map_err(|_| format!("bad number {:?} for {}: too large", text, flag))
 }
 
-/// Resolves `host:port`.
-pub fn parse_addr(flag: &str, text: &str) -> Result<SocketAddr, String> {
+/// Resolves `host:port` to every address it names.
+pub fn parse_addrs(flag: &str, text: &str) -> Result<Vec<SocketAddr>, String> {
     if let Ok(a) = text.parse::<SocketAddr>() {
-        return Ok(a);
+        return Ok(vec![a]);
     }
-    text.to_socket_addrs()
-        .ok()
-        .and_then(|mut a| a.next())
-        .ok_or_else(|| format!("bad address {:?} for {}", text, flag))
+    match text.to_socket_addrs() {
+        Ok(a) => {
+            let all: Vec<SocketAddr> = a.collect();
+            if all.is_empty() {
+                Err(format!("bad address {:?} for {}", text, flag))
+            } else {
+                Ok(all)
+            }
+        }
+        Err(_) => Err(format!("bad address {:?} for {}", text, flag)),
+    }
+}
+
+/// Resolves `host:port` to its first address.
+pub fn parse_addr(flag: &str, text: &str) -> Result<SocketAddr, String> {
+    parse_addrs(flag, text).map(|a| a[0])
 }
 
 /// `--listen ADDR`.
@@ -81,7 +93,10 @@ pub fn parse_server<I: IntoIterator<Item = String>>(args: I) -> Result<SocketAdd
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClientArgs {
-    pub connect: SocketAddr,
+    /// The `--connect` text, for messages.
+    pub connect_text: String,
+    /// Every address it resolves to, tried in order.
+    pub connect: Vec<SocketAddr>,
     pub workload: Workload,
 }
 
@@ -98,7 +113,8 @@ pub fn parse_client<I: IntoIterator<Item = String>>(args: I) -> Result<ClientArg
             "--max-in-flight",
         ],
     )?;
-    let connect = parse_addr("--connect", get(&p, "--connect"))?;
+    let connect_text = get(&p, "--connect").to_string();
+    let connect = parse_addrs("--connect", &connect_text)?;
     let warmup = parse_number("--warmup", get(&p, "--warmup"))?;
     let round_trips = parse_number("--round-trips", get(&p, "--round-trips"))?;
     let payload_bytes = parse_number("--payload-bytes", get(&p, "--payload-bytes"))?;
@@ -126,7 +142,11 @@ pub fn parse_client<I: IntoIterator<Item = String>>(args: I) -> Result<ClientArg
     workload
         .check()
         .map_err(|r| format!("bad workload: {}", r.detail))?;
-    Ok(ClientArgs { connect, workload })
+    Ok(ClientArgs {
+        connect_text,
+        connect,
+        workload,
+    })
 }
 
 #[cfg(test)]
@@ -143,7 +163,8 @@ mod tests {
             "--max-in-flight 4 --payload-bytes=64 --connect 127.0.0.1:9 --round-trips 10 --warmup 0",
         ))
         .unwrap();
-        assert_eq!(a.connect.port(), 9);
+        assert_eq!(a.connect[0].port(), 9);
+        assert_eq!(a.connect_text, "127.0.0.1:9");
         assert_eq!(
             a.workload,
             Workload {

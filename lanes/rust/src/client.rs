@@ -1,8 +1,8 @@
 //! The client side of a session (SPEC.md section 3): HELLO, warm-up,
 //! the measured round trips with at most `M` requests outstanding, BYE.
 //!
-//! Small windows (every outstanding request and response fit in the
-//! socket buffers) run on one thread: write the requests the window
+//! Small windows (up to 32 KiB: every outstanding request and response
+//! fit in the socket buffers of any common system) run on one thread: write the requests the window
 //! allows in one write, read, validate every complete response, write the
 //! refill. Larger windows move the writing to a second thread, so neither
 //! peer can block writing while the other blocks writing too.
@@ -22,7 +22,7 @@ use crate::reject::{Reject, Rejection};
 use crate::server::count_mismatch;
 
 /// Windows of up to this many bytes run on one thread.
-pub const SINGLE_THREAD_WINDOW_BYTES: u64 = 64 * 1024;
+pub const SINGLE_THREAD_WINDOW_BYTES: u64 = 32 * 1024;
 /// The most request bytes built into one write.
 pub const WRITE_BATCH_BYTES: u64 = 256 * 1024;
 

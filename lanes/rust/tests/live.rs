@@ -544,7 +544,7 @@ fn client_rejects_bye_ack_counts() {
 
 #[test]
 fn client_writer_thread_rejects_wrong_payload() {
-    // A window over 64 KiB: the requests come from the writer thread.
+    // A window over 32 KiB: the requests come from the writer thread.
     let w = Workload {
         warmup: 0,
         round_trips: 100_000,

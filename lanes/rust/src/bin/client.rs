@@ -17,10 +17,10 @@ fn main() {
             exit(cli::EXIT_USAGE);
         }
     };
-    let mut stream = match TcpStream::connect(args.connect) {
+    let mut stream = match TcpStream::connect(&args.connect[..]) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("client: cannot connect to {}: {}", args.connect, e);
+            eprintln!("client: cannot connect to {}: {}", args.connect_text, e);
             exit(cli::EXIT_FAILURE);
         }
     };
