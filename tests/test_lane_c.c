@@ -569,15 +569,20 @@ static void test_interop(int fixture_is_server)
 struct fault_case {
   const char *mode;
   const char *names[3];
+  struct proto_workload w;
 };
 
+/* The workload is small but more than 3 round trips (the faults hit the
+ * 3rd frame); the second wrong-payload case has a window over the
+ * client's 8 MiB of kept payloads, so the client checks by generating. */
 static const struct fault_case faults[] = {
-    {"wrong-sequence", {"wrong_sequence", NULL}},
-    {"wrong-payload", {"wrong_payload", NULL}},
-    {"oversized", {"frame_too_large", NULL}},
-    {"early-eof", {"unexpected_eof", "truncated", NULL}},
-    {"bad-version", {"unsupported_version", NULL}},
-    {"wrong-counts", {"count_mismatch", NULL}},
+    {"wrong-sequence", {"wrong_sequence", NULL}, {2, 20, 64, 4}},
+    {"wrong-payload", {"wrong_payload", NULL}, {2, 20, 64, 4}},
+    {"wrong-payload", {"wrong_payload", NULL}, {0, 6, 1048576, 16}},
+    {"oversized", {"frame_too_large", NULL}, {2, 20, 64, 4}},
+    {"early-eof", {"unexpected_eof", "truncated", NULL}, {2, 20, 64, 4}},
+    {"bad-version", {"unsupported_version", NULL}, {2, 20, 64, 4}},
+    {"wrong-counts", {"count_mismatch", NULL}, {2, 20, 64, 4}},
 };
 
 /* The C peer of the other role meets a misbehaving fixture. */
@@ -587,34 +592,31 @@ static void test_fault(const struct fault_case *f, int fixture_is_server)
                      (char *)f->mode, NULL};
   char *c_server[] = {server_bin, NULL};
   char *c_client[] = {client_bin, NULL};
-  static const struct proto_workload w = {2, 20, 64, 4};
+  const char *c_role = fixture_is_server ? "client" : "server";
+  const char *f_role = fixture_is_server ? "server" : "client";
+  char label[160];
   struct pair r;
   const struct proc *c_peer;
   int before = tap_failed;
 
+  snprintf(label, sizeof label,
+           "c %s against fixture %s %s (P=%" PRIu32 " M=%" PRIu32 ")", c_role,
+           f_role, f->mode, f->w.payload_bytes, f->w.max_in_flight);
   pair_run(&r, fixture_is_server ? fixture : c_server,
-           fixture_is_server ? c_client : fixture, &w,
+           fixture_is_server ? c_client : fixture, &f->w,
            tap_timeout_s(SESSION_TIMEOUT_S));
   c_peer = fixture_is_server ? &r.client : &r.server;
-  TAP_OK(r.port > 0, "%s %s: READY", fixture_is_server ? "server" : "client",
-         f->mode);
+  TAP_OK(r.port > 0, "%s: READY", label);
   TAP_OK(c_peer->reaped && !c_peer->killed && proc_exit_code(c_peer) > 0 &&
              proc_exit_code(c_peer) < 128,
-         "c %s against fixture %s %s: exits non-zero",
-         fixture_is_server ? "client" : "server",
-         fixture_is_server ? "server" : "client", f->mode);
-  TAP_OK(names_rejection(c_peer->err.buf, f->names),
-         "c %s against fixture %s %s: stderr names %s",
-         fixture_is_server ? "client" : "server",
-         fixture_is_server ? "server" : "client", f->mode, f->names[0]);
+         "%s: exits non-zero", label);
+  TAP_OK(names_rejection(c_peer->err.buf, f->names), "%s: stderr names %s",
+         label, f->names[0]);
   TAP_OK(fixture_is_server ? r.client.out.len == 0 : ready_line_ok(&r),
-         "c %s against fixture %s %s: %s on stdout",
-         fixture_is_server ? "client" : "server",
-         fixture_is_server ? "server" : "client", f->mode,
+         "%s: %s on stdout", label,
          fixture_is_server ? "nothing" : "only READY");
   TAP_OK(proc_exit_code(fixture_is_server ? &r.server : &r.client) == 0,
-         "fixture %s %s: exits 0 once the c peer has closed",
-         fixture_is_server ? "server" : "client", f->mode);
+         "%s: the fixture exits 0 once the c peer has closed", label);
   if (tap_failed != before)
     pair_show(&r);
 }
