@@ -55,6 +55,10 @@ struct proc {
   struct capture out, err;
 };
 
+/* A fresh, empty TMPDIR for the children (lanes/README.md: they must
+ * leave it empty). */
+static char child_tmp[512];
+
 /* Process groups to kill when this program is interrupted. */
 static volatile pid_t live_groups[8];
 
@@ -81,6 +85,8 @@ static void on_fatal_signal(int sig)
       kill(-live_groups[i], SIGKILL);
       waitpid(live_groups[i], NULL, 0);
     }
+  if (child_tmp[0] != '\0')
+    rmdir(child_tmp); /* the children create nothing in it */
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -99,10 +105,6 @@ static const char *build_dir(void)
 }
 
 static char server_bin[512], client_bin[512], fixture_bin[512];
-
-/* A fresh, empty TMPDIR for the children (lanes/README.md: they must
- * leave it empty). */
-static char child_tmp[512];
 
 /* Starts argv[0] with argv in its own process group. Returns 0 or -1. */
 static int proc_start(struct proc *p, const char *name, char *const argv[])
