@@ -64,9 +64,9 @@
 #endif
 
 #define MAX_ENV 4096
-#define MAX_LISTED 1024  /* pids per proc_list* call */
-#define MAX_TREE 128     /* processes visited per tree walk */
-#define MAX_TRACKED 256  /* descendants remembered across samples */
+#define MAX_LISTED 1024 /* pids per proc_list* call */
+#define MAX_TREE 128    /* processes visited per tree walk */
+#define MAX_TRACKED 256 /* descendants remembered across samples */
 #define MAX_CANDIDATES 512
 
 static void set_err(char *err, size_t errlen, const char *fmt, const char *a,
@@ -90,23 +90,18 @@ const char *platform_signal_name(int sig)
     int sig;
     const char *name;
   } names[] = {
-      {SIGHUP, "SIGHUP"},       {SIGINT, "SIGINT"},
-      {SIGQUIT, "SIGQUIT"},     {SIGILL, "SIGILL"},
-      {SIGTRAP, "SIGTRAP"},     {SIGABRT, "SIGABRT"},
+      {SIGHUP, "SIGHUP"},       {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"},
+      {SIGILL, "SIGILL"},       {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"},
 #ifdef SIGEMT
       {SIGEMT, "SIGEMT"},
 #endif
-      {SIGFPE, "SIGFPE"},       {SIGKILL, "SIGKILL"},
-      {SIGBUS, "SIGBUS"},       {SIGSEGV, "SIGSEGV"},
-      {SIGSYS, "SIGSYS"},       {SIGPIPE, "SIGPIPE"},
-      {SIGALRM, "SIGALRM"},     {SIGTERM, "SIGTERM"},
-      {SIGURG, "SIGURG"},       {SIGSTOP, "SIGSTOP"},
-      {SIGTSTP, "SIGTSTP"},     {SIGCONT, "SIGCONT"},
-      {SIGCHLD, "SIGCHLD"},     {SIGTTIN, "SIGTTIN"},
-      {SIGTTOU, "SIGTTOU"},     {SIGIO, "SIGIO"},
-      {SIGXCPU, "SIGXCPU"},     {SIGXFSZ, "SIGXFSZ"},
-      {SIGVTALRM, "SIGVTALRM"}, {SIGPROF, "SIGPROF"},
-      {SIGWINCH, "SIGWINCH"},
+      {SIGFPE, "SIGFPE"},       {SIGKILL, "SIGKILL"}, {SIGBUS, "SIGBUS"},
+      {SIGSEGV, "SIGSEGV"},     {SIGSYS, "SIGSYS"},   {SIGPIPE, "SIGPIPE"},
+      {SIGALRM, "SIGALRM"},     {SIGTERM, "SIGTERM"}, {SIGURG, "SIGURG"},
+      {SIGSTOP, "SIGSTOP"},     {SIGTSTP, "SIGTSTP"}, {SIGCONT, "SIGCONT"},
+      {SIGCHLD, "SIGCHLD"},     {SIGTTIN, "SIGTTIN"}, {SIGTTOU, "SIGTTOU"},
+      {SIGIO, "SIGIO"},         {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"},
+      {SIGVTALRM, "SIGVTALRM"}, {SIGPROF, "SIGPROF"}, {SIGWINCH, "SIGWINCH"},
 #ifdef SIGINFO
       {SIGINFO, "SIGINFO"},
 #endif
@@ -187,14 +182,13 @@ static int make_pipe(int fds[2])
   }
   return 0;
 
-fail:
-  {
-    int e = errno;
-    close(fds[0]);
-    close(fds[1]);
-    fds[0] = fds[1] = -1;
-    return -e;
-  }
+fail : {
+  int e = errno;
+  close(fds[0]);
+  close(fds[1]);
+  fds[0] = fds[1] = -1;
+  return -e;
+}
 }
 
 static void set_nonblocking(int fd)
@@ -267,8 +261,8 @@ int platform_spawn(const struct platform_spawn_opts *opts,
                        POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_CLOEXEC_DEFAULT));
   proc->spawner_peak_rss_bytes = platform_self_peak_rss_bytes();
   if (rc == 0)
-    rc = posix_spawn(&pid, opts->argv[0], &fa, &attr,
-                     (char *const *)opts->argv, (char *const *)envp);
+    rc = posix_spawn(&pid, opts->argv[0], &fa, &attr, (char *const *)opts->argv,
+                     (char *const *)envp);
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   close(out_pipe[1]);
@@ -537,10 +531,9 @@ int platform_collect_orphans(const long *groups, int ngroups,
       ncand = add_candidate(cand, ncand, tree[i], FROM_TREE, NULL);
   }
   for (int i = 0; i < MAX_TRACKED; i++)
-    if (tracked[i].group != 0 &&
-        in_groups(tracked[i].group, groups, ngroups))
-      ncand = add_candidate(cand, ncand, tracked[i].pid, FROM_RECORD,
-                            &tracked[i]);
+    if (tracked[i].group != 0 && in_groups(tracked[i].group, groups, ngroups))
+      ncand =
+          add_candidate(cand, ncand, tracked[i].pid, FROM_RECORD, &tracked[i]);
 
   for (int i = 0; i < ncand; i++) {
     struct candidate *c = &cand[i];
@@ -566,8 +559,8 @@ int platform_collect_orphans(const long *groups, int ngroups,
     }
     if (out->count < PLATFORM_MAX_ORPHANS) {
       const char *name = bi.pbi_name[0] != '\0' ? bi.pbi_name : bi.pbi_comm;
-      size_t cap = bi.pbi_name[0] != '\0' ? sizeof(bi.pbi_name)
-                                          : sizeof(bi.pbi_comm);
+      size_t cap =
+          bi.pbi_name[0] != '\0' ? sizeof(bi.pbi_name) : sizeof(bi.pbi_comm);
       out->list[out->count].pid = (long)c->pid;
       snprintf(out->list[out->count].name, sizeof(out->list[0].name), "%.*s",
                (int)strnlen(name, cap), name);
@@ -603,8 +596,7 @@ int platform_port_free(const char *host, int port, char *err, size_t errlen)
   int fd, rc;
 
   memset(&addr, 0, sizeof(addr));
-  if (inet_pton(AF_INET, host, &((struct sockaddr_in *)&addr)->sin_addr) ==
-      1) {
+  if (inet_pton(AF_INET, host, &((struct sockaddr_in *)&addr)->sin_addr) == 1) {
     struct sockaddr_in *a4 = (struct sockaddr_in *)&addr;
     a4->sin_family = AF_INET;
     a4->sin_port = htons((uint16_t)port);
