@@ -94,8 +94,8 @@ impl Client {
     /// Appends the HELLO.
     pub fn hello(&mut self, out: &mut Vec<u8>) {
         codec::encode_frame(out, codec::HELLO, 0, &self.w.encode());
-        self.frames_sent += 1;
-        self.bytes_sent += 40;
+        self.frames_sent = self.frames_sent.wrapping_add(1);
+        self.bytes_sent = self.bytes_sent.wrapping_add(40);
     }
 
     /// Whether every warm-up response has been validated (and HELLO_ACK).
@@ -127,8 +127,8 @@ impl Client {
         let count = (hi - self.next_send + 1).min((max_bytes / self.frame).max(1));
         encode_requests(out, self.next_send, count, self.w.payload_bytes);
         self.next_send += count;
-        self.frames_sent += count;
-        self.bytes_sent += count * self.frame;
+        self.frames_sent = self.frames_sent.wrapping_add(count);
+        self.bytes_sent = self.bytes_sent.wrapping_add(count.wrapping_mul(self.frame));
         count
     }
 
@@ -137,8 +137,8 @@ impl Client {
         if last + 1 > self.next_send {
             let count = last + 1 - self.next_send;
             self.next_send = last + 1;
-            self.frames_sent += count;
-            self.bytes_sent += count * self.frame;
+            self.frames_sent = self.frames_sent.wrapping_add(count);
+            self.bytes_sent = self.bytes_sent.wrapping_add(count.wrapping_mul(self.frame));
         }
     }
 
@@ -151,8 +151,8 @@ impl Client {
             bytes_received: self.bytes_received,
         };
         codec::encode_frame(out, codec::BYE, self.total + 1, &counts.encode());
-        self.frames_sent += 1;
-        self.bytes_sent += 48;
+        self.frames_sent = self.frames_sent.wrapping_add(1);
+        self.bytes_sent = self.bytes_sent.wrapping_add(48);
         self.phase = ClientPhase::AwaitByeAck;
     }
 
@@ -186,12 +186,6 @@ impl Client {
         let len = buf.len();
         let mut pos = 0usize;
         while pos < len {
-            if self.phase == ClientPhase::Done {
-                return Err(Rejection::new(
-                    Reject::UnexpectedType,
-                    format!("{} bytes after BYE_ACK", len - pos),
-                ));
-            }
             let h = match codec::peek_header(&buf[pos..])? {
                 Some(h) => h,
                 None => break,
@@ -220,8 +214,8 @@ impl Client {
             } else {
                 self.other_frame(h, frame)?;
             }
-            self.frames_received += 1;
-            self.bytes_received += size as u64;
+            self.frames_received = self.frames_received.wrapping_add(1);
+            self.bytes_received = self.bytes_received.wrapping_add(size as u64);
             pos += size;
         }
         Ok(pos)
@@ -320,7 +314,14 @@ impl Client {
                 self.phase = ClientPhase::Done;
                 Ok(())
             }
-            ClientPhase::Done => Err(unexpected(h.ty, "the end of the session")),
+            ClientPhase::Done => Err(Rejection::new(
+                Reject::UnexpectedType,
+                format!(
+                    "{} frame (type {}) after BYE_ACK",
+                    codec::type_name(h.ty),
+                    h.ty
+                ),
+            )),
         }
     }
 }

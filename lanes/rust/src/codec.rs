@@ -276,22 +276,23 @@ impl Workload {
         HEADER_BYTES as u64 + self.payload_bytes as u64
     }
 
-    /// The counts a BYE (`ack` false) or BYE_ACK (`ack` true) must carry.
+    /// The counts a BYE (`ack` false) or BYE_ACK (`ack` true) must carry,
+    /// modulo 2^64.
     pub fn expected_counts(&self, ack: bool) -> Counts {
         let t = self.total();
-        let base = 40 + t * self.frame_bytes();
+        let base = t.wrapping_mul(self.frame_bytes()).wrapping_add(40);
         Counts {
             requests: t,
             responses: t,
             bytes_sent: base,
-            bytes_received: if ack { base + 48 } else { base },
+            bytes_received: if ack { base.wrapping_add(48) } else { base },
         }
     }
 
-    /// What a client must report for this workload.
+    /// What a client must report for this workload, modulo 2^64.
     pub fn expected_totals(&self) -> Totals {
         let t = self.total();
-        let bytes = 40 + t * self.frame_bytes() + 48;
+        let bytes = t.wrapping_mul(self.frame_bytes()).wrapping_add(88);
         Totals {
             frames_sent: t + 2,
             frames_received: t + 2,
@@ -505,6 +506,25 @@ mod tests {
             max_in_flight: 7,
         };
         assert_eq!(Workload::decode(&w.encode()), w);
+    }
+
+    #[test]
+    fn counts_wrap() {
+        let w = Workload {
+            warmup: 0,
+            round_trips: (1 << 62) - 1,
+            payload_bytes: MAX_PAYLOAD,
+            max_in_flight: 1,
+        };
+        let t = w.total() as u128;
+        let f = 16 + MAX_PAYLOAD as u128;
+        let base = ((40 + t * f) % (1u128 << 64)) as u64;
+        assert_eq!(w.expected_counts(false).bytes_sent, base);
+        assert_eq!(
+            w.expected_counts(true).bytes_received,
+            base.wrapping_add(48)
+        );
+        assert_eq!(w.expected_totals().bytes_sent, base.wrapping_add(48));
     }
 
     #[test]

@@ -87,9 +87,6 @@ impl Server {
         let len = buf.len();
         let mut pos = 0usize;
         while pos < len {
-            if self.state == ServerState::AfterByeAck {
-                return (pos, Err(after_bye(len - pos)));
-            }
             let h = match codec::peek_header(&buf[pos..]) {
                 Ok(Some(h)) => h,
                 Ok(None) => break,
@@ -112,19 +109,15 @@ impl Server {
                 }
                 frame[1] = codec::RESPONSE;
                 self.next_seq += 1;
-                self.requests += 1;
-                self.responses += 1;
-                self.bytes_received += self.frame;
-                self.bytes_sent += self.frame;
+                self.requests = self.requests.wrapping_add(1);
+                self.responses = self.responses.wrapping_add(1);
+                self.bytes_received = self.bytes_received.wrapping_add(self.frame);
+                self.bytes_sent = self.bytes_sent.wrapping_add(self.frame);
                 pos += size;
                 continue;
             }
             if let Err(r) = self.other_frame(h, frame) {
                 return (pos, Err(r));
-            }
-            if self.state == ServerState::AfterByeAck && pos + size < len {
-                // Bytes came after the BYE: its BYE_ACK is not sent.
-                return (pos, Err(after_bye(len - pos - size)));
             }
             pos += size;
         }
@@ -154,8 +147,8 @@ impl Server {
                 self.frame = w.frame_bytes();
                 self.next_seq = 1;
                 frame[1] = codec::HELLO_ACK;
-                self.bytes_received += 40;
-                self.bytes_sent += 40;
+                self.bytes_received = self.bytes_received.wrapping_add(40);
+                self.bytes_sent = self.bytes_sent.wrapping_add(40);
                 self.state = ServerState::Requests;
                 Ok(())
             }
@@ -206,13 +199,13 @@ impl Server {
                             format!("BYE with sequence {}, expected {}", h.seq, self.total + 1),
                         ));
                     }
-                    self.bytes_received += 48;
+                    self.bytes_received = self.bytes_received.wrapping_add(48);
                     let got = Counts::decode(&frame[codec::HEADER_BYTES..]);
                     // The client's view, as the server sees it.
                     let want = Counts {
                         requests: self.requests,
                         responses: self.responses,
-                        bytes_sent: self.bytes_received - 48,
+                        bytes_sent: self.bytes_received.wrapping_sub(48),
                         bytes_received: self.bytes_sent,
                     };
                     if got != want {
@@ -221,7 +214,7 @@ impl Server {
                     let own = self.counts();
                     frame[codec::HEADER_BYTES..].copy_from_slice(&own.encode());
                     frame[1] = codec::BYE_ACK;
-                    self.bytes_sent += 48;
+                    self.bytes_sent = self.bytes_sent.wrapping_add(48);
                     self.state = ServerState::AfterByeAck;
                     Ok(())
                 }
@@ -234,7 +227,14 @@ impl Server {
                     },
                 )),
             },
-            ServerState::AfterByeAck => Err(after_bye(frame.len())),
+            ServerState::AfterByeAck => Err(Rejection::new(
+                Reject::UnexpectedType,
+                format!(
+                    "{} frame (type {}) after BYE, only the end of stream may follow it",
+                    codec::type_name(h.ty),
+                    h.ty
+                ),
+            )),
         }
     }
 
@@ -266,16 +266,6 @@ fn unexpected(ty: u8, expected: &str) -> Rejection {
             codec::type_name(ty),
             ty,
             expected
-        ),
-    )
-}
-
-fn after_bye(n: usize) -> Rejection {
-    Rejection::new(
-        Reject::UnexpectedType,
-        format!(
-            "{} bytes after BYE, only the end of stream may follow it",
-            n
         ),
     )
 }

@@ -368,16 +368,28 @@ fn server_rejects_count_mismatch() {
 }
 
 #[test]
-fn server_rejects_bytes_after_bye() {
+fn server_rejects_frame_after_bye() {
     let (rest, f) = against_server(|s| {
         whole_session_then_bye(s, W.expected_counts(false));
         let (h, body) = read_frame(s).unwrap();
         assert_eq!(h.ty, codec::BYE_ACK);
         assert_eq!(Counts::decode(&body), W.expected_counts(true));
+        let mut r = Vec::new();
+        encode_requests(&mut r, W.total() + 1, 1, W.payload_bytes);
+        s.write_all(&r).unwrap();
+    });
+    assert_rejected(&f, "unexpected_type");
+    assert_error_frame(&rest, 3);
+}
+
+#[test]
+fn server_rejects_partial_frame_after_bye() {
+    let (rest, f) = against_server(|s| {
+        whole_session_then_bye(s, W.expected_counts(false));
+        assert_eq!(read_frame(s).unwrap().0.ty, codec::BYE_ACK);
         s.write_all(&[1]).unwrap();
     });
-    assert!(!f.status.success());
-    assert!(f.stderr.lines().count() == 1, "{}", f.stderr);
+    assert_rejected(&f, "truncated");
     assert_error_frame(&rest, 3);
 }
 

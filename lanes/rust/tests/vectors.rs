@@ -439,33 +439,69 @@ fn invalid() {
 }
 
 #[test]
-fn bytes_after_bye_are_rejected() {
+fn frames_after_bye_are_rejected() {
     let w = Workload {
         warmup: 0,
         round_trips: 1,
         payload_bytes: 4,
         max_in_flight: 1,
     };
-    let (client_bytes, _, _) = simulate(w);
-    // One extra byte in the same read as the BYE: no BYE_ACK is sent.
-    let mut server = Server::new();
+    let (client_bytes, server_bytes, _) = simulate(w);
+    let mut request = Vec::new();
+    encode_requests(&mut request, 2, 1, w.payload_bytes);
+    let mut error = Vec::new();
+    codec::encode_error(&mut error, 3, "late");
+    for chunk in CHUNKS {
+        // A whole frame after the BYE, in the same read or later.
+        for (extra, want) in [
+            (&request[..], Reject::UnexpectedType),
+            (&error[..], Reject::PeerError),
+        ] {
+            let mut server = Server::new();
+            let mut rb = new_buf();
+            let mut out = Vec::new();
+            let input = [&client_bytes[..], extra].concat();
+            let mut got = Ok(());
+            for piece in pieces(&input, chunk) {
+                rb.push(piece);
+                got = feed_server(&mut server, &mut rb, &mut out);
+                if got.is_err() {
+                    break;
+                }
+            }
+            assert_eq!(got.unwrap_err().kind, want, "chunk {}", chunk);
+            // The BYE itself was answered.
+            assert_eq!(out, server_bytes, "chunk {}", chunk);
+        }
+        // A partial frame after the BYE, then end of stream: truncated.
+        let mut server = Server::new();
+        let mut rb = new_buf();
+        let mut out = Vec::new();
+        let input = [&client_bytes[..], &request[..5]].concat();
+        for piece in pieces(&input, chunk) {
+            rb.push(piece);
+            feed_server(&mut server, &mut rb, &mut out).unwrap();
+        }
+        assert_eq!(out, server_bytes);
+        let r = server.on_eof(rb.pending_len()).unwrap_err();
+        assert_eq!(r.kind, Reject::Truncated, "chunk {}", chunk);
+    }
+
+    // A client that has its BYE_ACK rejects a whole frame after it.
+    let (_, server_bytes, _) = simulate(w);
+    let mut response = Vec::new();
+    response.extend_from_slice(&response_frame(2, w.payload_bytes));
+    let mut client = Client::new(w);
     let mut rb = new_buf();
-    let mut input = client_bytes.clone();
-    input.push(0x01);
-    rb.push(&input);
     let mut out = Vec::new();
-    let r = feed_server(&mut server, &mut rb, &mut out).unwrap_err();
+    client.hello(&mut out);
+    advance(&mut client, &mut out);
+    rb.push(&server_bytes);
+    feed_client(&mut client, &mut rb, &mut out).unwrap();
+    assert_eq!(client.phase(), ClientPhase::Done);
+    rb.push(&response);
+    let r = feed_client(&mut client, &mut rb, &mut out).unwrap_err();
     assert_eq!(r.kind, Reject::UnexpectedType);
-    assert_eq!(out.len(), client_bytes.len() - 48);
-    // A byte after the BYE_ACK went out: rejected too.
-    let mut server = Server::new();
-    let mut rb = new_buf();
-    rb.push(&client_bytes);
-    let mut out = Vec::new();
-    feed_server(&mut server, &mut rb, &mut out).unwrap();
-    assert_eq!(out.len(), client_bytes.len());
-    rb.push(&[0x01]);
-    assert!(feed_server(&mut server, &mut rb, &mut out).is_err());
 }
 
 #[test]
