@@ -180,8 +180,9 @@ impl Client {
     }
 
     /// Validates every complete frame at the start of `buf`; returns how
-    /// many bytes they took. The header of an incomplete frame is checked
-    /// as soon as it is there.
+    /// many bytes they took. Every check but the payload bytes is made as
+    /// soon as a frame's 16 header bytes are there, so an incomplete frame
+    /// can be rejected too.
     pub fn process(&mut self, buf: &[u8]) -> Result<usize, Rejection> {
         let len = buf.len();
         let mut pos = 0usize;
@@ -190,17 +191,22 @@ impl Client {
                 Some(h) => h,
                 None => break,
             };
+            // The common case, the next response, passes the header
+            // checks at once.
+            let next_response = self.phase == ClientPhase::Running
+                && h.ty == codec::RESPONSE
+                && h.seq == self.expect
+                && self.expect < self.next_send
+                && h.len == self.w.payload_bytes;
+            if !next_response {
+                self.check_header(&h, &buf[pos..])?;
+            }
             let size = h.frame_bytes();
             if len - pos < size {
                 break;
             }
             let frame = &buf[pos..pos + size];
-            if self.phase == ClientPhase::Running
-                && h.ty == codec::RESPONSE
-                && h.seq == self.expect
-                && self.expect < self.next_send
-                && h.len == self.w.payload_bytes
-            {
+            if next_response {
                 if !payload::check_response(&frame[codec::HEADER_BYTES..], h.seq) {
                     return Err(Rejection::new(
                         Reject::WrongPayload,
@@ -212,7 +218,7 @@ impl Client {
                 }
                 self.expect += 1;
             } else {
-                self.other_frame(h, frame)?;
+                self.complete_frame(&h, frame)?;
             }
             self.frames_received = self.frames_received.wrapping_add(1);
             self.bytes_received = self.bytes_received.wrapping_add(size as u64);
@@ -221,10 +227,13 @@ impl Client {
         Ok(pos)
     }
 
-    fn other_frame(&mut self, h: Header, frame: &[u8]) -> Result<(), Rejection> {
-        let body = &frame[codec::HEADER_BYTES..];
+    /// The session's checks on a header, in SPEC.md's order: ERROR, type,
+    /// sequence, length. `avail` starts with the header and holds as much
+    /// of the frame as has arrived. Passing means the frame is the next
+    /// response, the HELLO_ACK, or the BYE_ACK.
+    fn check_header(&self, h: &Header, avail: &[u8]) -> Result<(), Rejection> {
         if h.ty == codec::ERROR {
-            return Err(codec::peer_error(body));
+            return Err(codec::peer_error_partial(h, avail));
         }
         match self.phase {
             ClientPhase::AwaitHelloAck => {
@@ -237,55 +246,49 @@ impl Client {
                         format!("HELLO_ACK with sequence {}, expected 0", h.seq),
                     ));
                 }
-                if body != self.w.encode() {
-                    let got = Workload::decode(body);
-                    return Err(Rejection::new(
-                        Reject::BadWorkload,
-                        format!(
-                            "HELLO_ACK echoes warmup={} round_trips={} payload_bytes={} max_in_flight={}, sent warmup={} round_trips={} payload_bytes={} max_in_flight={}",
-                            got.warmup,
-                            got.round_trips,
-                            got.payload_bytes,
-                            got.max_in_flight,
-                            self.w.warmup,
-                            self.w.round_trips,
-                            self.w.payload_bytes,
-                            self.w.max_in_flight
-                        ),
-                    ));
-                }
-                self.phase = ClientPhase::Running;
                 Ok(())
             }
             ClientPhase::Running => {
                 if h.ty != codec::RESPONSE {
                     return Err(unexpected(h.ty, "RESPONSE"));
                 }
-                if self.expect >= self.next_send {
-                    return Err(Rejection::new(
-                        Reject::UnexpectedType,
-                        format!("RESPONSE {} with no request outstanding", h.seq),
-                    ));
-                }
+                // The sequence comes before whether its request was sent.
                 if h.seq != self.expect {
                     return Err(Rejection::new(
                         Reject::WrongSequence,
                         format!("RESPONSE with sequence {}, expected {}", h.seq, self.expect),
                     ));
                 }
-                Err(Rejection::new(
-                    Reject::BadLength,
-                    format!(
-                        "RESPONSE {} with payload_length {}, workload payload_bytes {}",
-                        h.seq, h.len, self.w.payload_bytes
-                    ),
-                ))
+                if self.expect >= self.next_send {
+                    return Err(Rejection::new(
+                        Reject::UnexpectedType,
+                        format!(
+                            "RESPONSE {} whose request {}",
+                            h.seq,
+                            if self.expect > self.total {
+                                "does not exist, after the last response"
+                            } else {
+                                "was not sent yet"
+                            }
+                        ),
+                    ));
+                }
+                if h.len != self.w.payload_bytes {
+                    return Err(Rejection::new(
+                        Reject::BadLength,
+                        format!(
+                            "RESPONSE {} with payload_length {}, workload payload_bytes {}",
+                            h.seq, h.len, self.w.payload_bytes
+                        ),
+                    ));
+                }
+                Ok(())
             }
             ClientPhase::AwaitByeAck => {
                 if h.ty == codec::RESPONSE {
                     return Err(Rejection::new(
                         Reject::UnexpectedType,
-                        format!("RESPONSE {} with no request outstanding", h.seq),
+                        format!("RESPONSE {} after every response, expected BYE_ACK", h.seq),
                     ));
                 }
                 if h.ty != codec::BYE_ACK {
@@ -301,17 +304,6 @@ impl Client {
                         ),
                     ));
                 }
-                let got = Counts::decode(body);
-                let want = Counts {
-                    requests: self.next_send - 1,
-                    responses: self.expect - 1,
-                    bytes_sent: self.bytes_received,
-                    bytes_received: self.bytes_sent,
-                };
-                if got != want {
-                    return Err(count_mismatch("BYE_ACK", &got, &want));
-                }
-                self.phase = ClientPhase::Done;
                 Ok(())
             }
             ClientPhase::Done => Err(Rejection::new(
@@ -323,6 +315,46 @@ impl Client {
                 ),
             )),
         }
+    }
+
+    /// A complete HELLO_ACK or BYE_ACK whose header passed: the payload
+    /// checks.
+    fn complete_frame(&mut self, h: &Header, frame: &[u8]) -> Result<(), Rejection> {
+        let body = &frame[codec::HEADER_BYTES..];
+        if h.ty == codec::HELLO_ACK {
+            if body != self.w.encode() {
+                let got = Workload::decode(body);
+                return Err(Rejection::new(
+                    Reject::BadWorkload,
+                    format!(
+                        "HELLO_ACK echoes warmup={} round_trips={} payload_bytes={} max_in_flight={}, sent warmup={} round_trips={} payload_bytes={} max_in_flight={}",
+                        got.warmup,
+                        got.round_trips,
+                        got.payload_bytes,
+                        got.max_in_flight,
+                        self.w.warmup,
+                        self.w.round_trips,
+                        self.w.payload_bytes,
+                        self.w.max_in_flight
+                    ),
+                ));
+            }
+            self.phase = ClientPhase::Running;
+            return Ok(());
+        }
+        debug_assert_eq!(h.ty, codec::BYE_ACK);
+        let got = Counts::decode(body);
+        let want = Counts {
+            requests: self.next_send - 1,
+            responses: self.expect - 1,
+            bytes_sent: self.bytes_received,
+            bytes_received: self.bytes_sent,
+        };
+        if got != want {
+            return Err(count_mismatch("BYE_ACK", &got, &want));
+        }
+        self.phase = ClientPhase::Done;
+        Ok(())
     }
 }
 

@@ -380,6 +380,33 @@ pub fn peer_error(payload: &[u8]) -> Rejection {
     )
 }
 
+/// The `peer_error` rejection for an ERROR frame `h` of which `avail`
+/// (header included) has arrived so far: decided from the header, with
+/// the code and reason when they are there.
+pub fn peer_error_partial(h: &Header, avail: &[u8]) -> Rejection {
+    let size = h.frame_bytes();
+    if avail.len() >= size {
+        return peer_error(&avail[HEADER_BYTES..size]);
+    }
+    if avail.len() < HEADER_BYTES + 2 {
+        return Rejection::new(
+            Reject::PeerError,
+            format!(
+                "received an ERROR frame header ({} payload bytes announced), its code not yet",
+                h.len
+            ),
+        );
+    }
+    let mut r = peer_error(&avail[HEADER_BYTES..]);
+    r.detail = format!(
+        "{} (reason cut: {} of {} frame bytes arrived)",
+        r.detail,
+        avail.len(),
+        size
+    );
+    r
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

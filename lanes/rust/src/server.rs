@@ -81,8 +81,9 @@ impl Server {
     /// Handles every complete frame at the start of `buf`, turning each
     /// into its answer in place. Returns how many bytes were handled (their
     /// answers are `buf[..consumed]`, to be sent in order) and the
-    /// rejection met right after them, if any. Bytes of an incomplete
-    /// frame stay unhandled; its header is checked as soon as it is there.
+    /// rejection met right after them, if any. Every check but the payload
+    /// bytes is made as soon as a frame's 16 header bytes are there, so an
+    /// incomplete frame can be rejected too; its bytes stay unhandled.
     pub fn process(&mut self, buf: &mut [u8]) -> (usize, Result<(), Rejection>) {
         let len = buf.len();
         let mut pos = 0usize;
@@ -92,18 +93,24 @@ impl Server {
                 Ok(None) => break,
                 Err(r) => return (pos, Err(r)),
             };
+            // The common case, the next request of the session, passes
+            // the header checks at once.
+            let next_request = self.state == ServerState::Requests
+                && h.ty == codec::REQUEST
+                && h.seq == self.next_seq
+                && h.seq <= self.total
+                && h.len == self.workload.payload_bytes;
+            if !next_request {
+                if let Err(r) = self.check_header(&h, &buf[pos..]) {
+                    return (pos, Err(r));
+                }
+            }
             let size = h.frame_bytes();
             if len - pos < size {
                 break;
             }
             let frame = &mut buf[pos..pos + size];
-            // The common case first: the next request of the session.
-            if self.state == ServerState::Requests
-                && h.ty == codec::REQUEST
-                && h.seq == self.next_seq
-                && h.seq <= self.total
-                && h.len == self.workload.payload_bytes
-            {
+            if next_request {
                 if !payload::check_and_respond(&mut frame[codec::HEADER_BYTES..], h.seq) {
                     return (pos, Err(wrong_payload(h.seq)));
                 }
@@ -113,10 +120,7 @@ impl Server {
                 self.responses = self.responses.wrapping_add(1);
                 self.bytes_received = self.bytes_received.wrapping_add(self.frame);
                 self.bytes_sent = self.bytes_sent.wrapping_add(self.frame);
-                pos += size;
-                continue;
-            }
-            if let Err(r) = self.other_frame(h, frame) {
+            } else if let Err(r) = self.complete_frame(&h, frame) {
                 return (pos, Err(r));
             }
             pos += size;
@@ -124,10 +128,13 @@ impl Server {
         (pos, Ok(()))
     }
 
-    /// Every frame but an in-order, well-formed REQUEST.
-    fn other_frame(&mut self, h: Header, frame: &mut [u8]) -> Result<(), Rejection> {
+    /// The session's checks on a header, in SPEC.md's order: ERROR, type,
+    /// sequence, length. `avail` starts with the header and holds as much
+    /// of the frame as has arrived. Passing means the frame is the next
+    /// request, the HELLO, or the BYE.
+    fn check_header(&self, h: &Header, avail: &[u8]) -> Result<(), Rejection> {
         if h.ty == codec::ERROR {
-            return Err(codec::peer_error(&frame[codec::HEADER_BYTES..]));
+            return Err(codec::peer_error_partial(h, avail));
         }
         match self.state {
             ServerState::AwaitHello => {
@@ -140,16 +147,6 @@ impl Server {
                         format!("HELLO with sequence {}, expected 0", h.seq),
                     ));
                 }
-                let w = Workload::decode(&frame[codec::HEADER_BYTES..]);
-                w.check()?;
-                self.workload = w;
-                self.total = w.total();
-                self.frame = w.frame_bytes();
-                self.next_seq = 1;
-                frame[1] = codec::HELLO_ACK;
-                self.bytes_received = self.bytes_received.wrapping_add(40);
-                self.bytes_sent = self.bytes_sent.wrapping_add(40);
-                self.state = ServerState::Requests;
                 Ok(())
             }
             ServerState::Requests => match h.ty {
@@ -172,14 +169,16 @@ impl Server {
                             ),
                         ));
                     }
-                    // Only the length can be wrong here.
-                    Err(Rejection::new(
-                        Reject::BadLength,
-                        format!(
-                            "REQUEST {} with payload_length {}, workload payload_bytes {}",
-                            h.seq, h.len, self.workload.payload_bytes
-                        ),
-                    ))
+                    if h.len != self.workload.payload_bytes {
+                        return Err(Rejection::new(
+                            Reject::BadLength,
+                            format!(
+                                "REQUEST {} with payload_length {}, workload payload_bytes {}",
+                                h.seq, h.len, self.workload.payload_bytes
+                            ),
+                        ));
+                    }
+                    Ok(())
                 }
                 codec::BYE => {
                     if self.next_seq <= self.total {
@@ -199,23 +198,6 @@ impl Server {
                             format!("BYE with sequence {}, expected {}", h.seq, self.total + 1),
                         ));
                     }
-                    self.bytes_received = self.bytes_received.wrapping_add(48);
-                    let got = Counts::decode(&frame[codec::HEADER_BYTES..]);
-                    // The client's view, as the server sees it.
-                    let want = Counts {
-                        requests: self.requests,
-                        responses: self.responses,
-                        bytes_sent: self.bytes_received.wrapping_sub(48),
-                        bytes_received: self.bytes_sent,
-                    };
-                    if got != want {
-                        return Err(count_mismatch("BYE", &got, &want));
-                    }
-                    let own = self.counts();
-                    frame[codec::HEADER_BYTES..].copy_from_slice(&own.encode());
-                    frame[1] = codec::BYE_ACK;
-                    self.bytes_sent = self.bytes_sent.wrapping_add(48);
-                    self.state = ServerState::AfterByeAck;
                     Ok(())
                 }
                 other => Err(unexpected(
@@ -236,6 +218,43 @@ impl Server {
                 ),
             )),
         }
+    }
+
+    /// A complete HELLO or BYE whose header passed: the payload checks,
+    /// then the answer in place.
+    fn complete_frame(&mut self, h: &Header, frame: &mut [u8]) -> Result<(), Rejection> {
+        if h.ty == codec::HELLO {
+            let w = Workload::decode(&frame[codec::HEADER_BYTES..]);
+            w.check()?;
+            self.workload = w;
+            self.total = w.total();
+            self.frame = w.frame_bytes();
+            self.next_seq = 1;
+            frame[1] = codec::HELLO_ACK;
+            self.bytes_received = self.bytes_received.wrapping_add(40);
+            self.bytes_sent = self.bytes_sent.wrapping_add(40);
+            self.state = ServerState::Requests;
+            return Ok(());
+        }
+        debug_assert_eq!(h.ty, codec::BYE);
+        self.bytes_received = self.bytes_received.wrapping_add(48);
+        let got = Counts::decode(&frame[codec::HEADER_BYTES..]);
+        // The client's view, as the server sees it.
+        let want = Counts {
+            requests: self.requests,
+            responses: self.responses,
+            bytes_sent: self.bytes_received.wrapping_sub(48),
+            bytes_received: self.bytes_sent,
+        };
+        if got != want {
+            return Err(count_mismatch("BYE", &got, &want));
+        }
+        let own = self.counts();
+        frame[codec::HEADER_BYTES..].copy_from_slice(&own.encode());
+        frame[1] = codec::BYE_ACK;
+        self.bytes_sent = self.bytes_sent.wrapping_add(48);
+        self.state = ServerState::AfterByeAck;
+        Ok(())
     }
 
     /// End of stream with `pending` unhandled bytes.

@@ -559,3 +559,105 @@ fn json_reader() {
     assert_eq!(unhex("00ff7a"), vec![0, 255, 0x7a]);
     assert_eq!(hex(&[0, 255, 0x7a]), "00ff7a");
 }
+
+/// SPEC.md section 3: the session's checks on type, sequence and length
+/// are made from the 16 header bytes, before the payload arrives.
+#[test]
+fn session_checks_at_the_header() {
+    let w = Workload {
+        warmup: 1,
+        round_trips: 3,
+        payload_bytes: 100,
+        max_in_flight: 2,
+    };
+    let header = |ty: u8, len: u32, seq: u64| {
+        let mut b = vec![0u8; 16];
+        Header::new(ty, len, seq).encode(&mut b);
+        b
+    };
+    let server_case = |seq: u64, input: Vec<u8>| {
+        let mut server = server_expecting_request(w, seq);
+        let mut rb = new_buf();
+        rb.push(&input);
+        feed_server(&mut server, &mut rb, &mut Vec::new())
+            .map_err(|r| r.kind)
+            .err()
+    };
+    assert_eq!(
+        server_case(2, header(codec::REQUEST, 100, 3)),
+        Some(Reject::WrongSequence)
+    );
+    assert_eq!(
+        server_case(2, header(codec::REQUEST, 99, 2)),
+        Some(Reject::BadLength)
+    );
+    assert_eq!(
+        server_case(5, header(codec::REQUEST, 100, 5)),
+        Some(Reject::WrongSequence)
+    );
+    assert_eq!(
+        server_case(3, header(codec::BYE, 32, 5)),
+        Some(Reject::UnexpectedType)
+    );
+    assert_eq!(
+        server_case(5, header(codec::BYE, 32, 4)),
+        Some(Reject::WrongSequence)
+    );
+    assert_eq!(
+        server_case(2, header(codec::ERROR, 30, 9)),
+        Some(Reject::PeerError)
+    );
+    assert_eq!(server_case(2, header(codec::REQUEST, 100, 2)), None);
+    assert_eq!(
+        server_case(1, header(codec::HELLO, 24, 0)),
+        Some(Reject::UnexpectedType)
+    );
+
+    // A frame after BYE is rejected from its header; a partial header
+    // then end of stream is truncated.
+    let (client_bytes, _, _) = simulate(w);
+    let mut server = Server::new();
+    let mut rb = new_buf();
+    rb.push(&client_bytes);
+    feed_server(&mut server, &mut rb, &mut Vec::new()).unwrap();
+    rb.push(&header(codec::REQUEST, 100, 5));
+    let r = feed_server(&mut server, &mut rb, &mut Vec::new()).unwrap_err();
+    assert_eq!(r.kind, Reject::UnexpectedType);
+
+    // The client: the sequence first, then whether the request was sent.
+    let w = Workload { warmup: 0, ..w };
+    let client_case = |seq: u64, input: Vec<u8>| {
+        let mut client = client_expecting_response(w, seq);
+        client.process(&input).map_err(|r| r.kind).err()
+    };
+    // Requests 1 and 2 are outstanding; 3 is not sent yet.
+    assert_eq!(
+        client_case(1, header(codec::RESPONSE, 100, 2)),
+        Some(Reject::WrongSequence)
+    );
+    assert_eq!(
+        client_case(1, header(codec::RESPONSE, 100, 3)),
+        Some(Reject::WrongSequence)
+    );
+    assert_eq!(
+        client_case(1, header(codec::RESPONSE, 99, 1)),
+        Some(Reject::BadLength)
+    );
+    assert_eq!(client_case(1, header(codec::RESPONSE, 100, 1)), None);
+    let mut client = client_expecting_response(w, 1);
+    let mut both = response_frame(1, 100);
+    both.extend_from_slice(&response_frame(2, 100));
+    both.extend_from_slice(&header(codec::RESPONSE, 100, 3));
+    let r = client.process(&both).unwrap_err();
+    assert_eq!(r.kind, Reject::UnexpectedType, "{}", r);
+    let mut client = client_expecting_response(w, 1);
+    let mut both = response_frame(1, 100);
+    both.extend_from_slice(&response_frame(2, 100));
+    both.extend_from_slice(&header(codec::RESPONSE, 100, 4));
+    let r = client.process(&both).unwrap_err();
+    assert_eq!(r.kind, Reject::WrongSequence, "{}", r);
+    assert_eq!(
+        client_case(2, header(codec::ERROR, 2, 0)),
+        Some(Reject::PeerError)
+    );
+}
