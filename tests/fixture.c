@@ -48,6 +48,8 @@ enum fault {
   FAULT_BAD_JSON,
   FAULT_NO_RESULT,
   /* both */
+  FAULT_CLOSE_FIRST,
+  FAULT_UNSUPPORTED,
   FAULT_EXIT3,
   FAULT_HANG,
   FAULT_FLOOD_STDERR,
@@ -71,6 +73,11 @@ static const struct mode {
     {"ok", SERVER | CLIENT, FAULT_NONE, "a correct peer"},
     {"never-ready", SERVER, FAULT_NEVER_READY,
      "binds and listens but never prints READY; sleeps forever"},
+    {"close-first", SERVER, FAULT_CLOSE_FIRST,
+     "a correct session, but closes the connection right after BYE_ACK, "
+     "before the client does (TIME_WAIT stays on the server's port)"},
+    {"unsupported", SERVER | CLIENT, FAULT_UNSUPPORTED,
+     "exits 127 at once, as a runtime that does not support the request"},
     {"exit3", SERVER | CLIENT, FAULT_EXIT3,
      "a correct session, then exit 3 (the client prints nothing)"},
     {"signal", SERVER, FAULT_SIGNAL,
@@ -498,7 +505,7 @@ static int server_answer(struct server *s, uint8_t *p,
     proto_counts_encode(payload, &ack);
     s->own.bytes_sent += size;
     s->state = EXPECT_END;
-    return fault == FAULT_WRONG_COUNTS;
+    return fault == FAULT_WRONG_COUNTS ? 1 : fault == FAULT_CLOSE_FIRST ? 2 : 0;
   }
 }
 
@@ -555,6 +562,17 @@ static void server_session(int fd, uint8_t *buf, size_t cap)
         if (fault == FAULT_EARLY_EOF)
           shutdown(fd, SHUT_WR);
         drain_and_exit(fd);
+      }
+      if (err == 2) {
+        /* The active close: this side of the connection, and so the
+         * server's port, goes through TIME_WAIT. Corked, BYE_ACK and the
+         * FIN leave in one segment, so the client cannot close first. */
+        int on = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_CORK, &on, sizeof on);
+        (void)send_all(fd, buf, off + include);
+        shutdown(fd, SHUT_WR);
+        close(fd);
+        return;
       }
       off += (size_t)size;
     }
@@ -634,7 +652,8 @@ static int run_server(struct args *a)
       die(1, "out of memory");
   }
   server_session(fd, buf, cap);
-  close(fd);
+  if (fault != FAULT_CLOSE_FIRST)
+    close(fd);
   if (buf != tiny_buffer)
     free(buf);
   free((void *)rss_keep);
@@ -987,6 +1006,8 @@ int main(int argc, char **argv)
   if (i == sizeof modes / sizeof modes[0])
     die(2, "unknown mode '%s' (run without arguments for the list)", argv[2]);
   fault = modes[i].fault;
+  if (fault == FAULT_UNSUPPORTED)
+    return 127;
   memset(&a, 0, sizeof a);
   parse_args(role, argc - 3, argv + 3, &a);
   signal(SIGPIPE, SIG_IGN);
