@@ -372,6 +372,8 @@ int platform_spawn(const struct platform_spawn_opts *opts,
     goto fail_pipes;
   }
   posix_spawn_file_actions_init(&fa);
+  if (opts->cwd != NULL)
+    posix_spawn_file_actions_addchdir_np(&fa, opts->cwd);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
   posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);

@@ -236,6 +236,9 @@ int platform_spawn(const struct platform_spawn_opts *opts,
     rc = -rc;
     goto fail_pipes;
   }
+  /* posix_spawn_file_actions_addchdir_np: macOS 10.15 and later. */
+  if (rc == 0 && opts->cwd != NULL)
+    rc = posix_spawn_file_actions_addchdir_np(&fa, opts->cwd);
   if (rc == 0)
     rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   if (rc == 0)

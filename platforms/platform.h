@@ -15,10 +15,12 @@
 
 /* What a peer is started with. argv[0] is the program's path; env holds
  * "NAME=value" entries that are added to (or replace) the coordinator's
- * environment; both NULL-terminated. */
+ * environment; both NULL-terminated. cwd, when not NULL, is the folder the
+ * peer starts in (a relative argv[0] is then resolved from it). */
 struct platform_spawn_opts {
   const char *const *argv;
   const char *const *env;
+  const char *cwd;
 };
 
 /* A started peer. stdout_fd and stderr_fd are the coordinator's

@@ -543,7 +543,7 @@ int platform_spawn(const struct platform_spawn_opts *opts,
   JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits;
   LPPROC_THREAD_ATTRIBUTE_LIST attrs = NULL;
   PROCESS_INFORMATION pi = {NULL, NULL, 0, 0};
-  wchar_t *app = NULL, *cmdline = NULL, *envblock = NULL;
+  wchar_t *app = NULL, *cmdline = NULL, *envblock = NULL, *cwd = NULL;
   struct win_proc *wp = NULL;
   int out_fd = -1, err_fd = -1, rc = 0, attrs_ready = 0;
   STARTUPINFOEXW si;
@@ -565,6 +565,11 @@ int platform_spawn(const struct platform_spawn_opts *opts,
     rc = build_env_block(opts->env, &envblock, err, errlen);
   if (rc != 0)
     goto out;
+  if (opts->cwd != NULL && (cwd = utf8_to_wide(opts->cwd)) == NULL) {
+    snprintf(err, errlen, "'%s' is not a valid folder name", opts->cwd);
+    rc = -EINVAL;
+    goto out;
+  }
   app = resolve_program(opts->argv[0]);
   if (app == NULL) {
     code = GetLastError();
@@ -670,7 +675,7 @@ int platform_spawn(const struct platform_spawn_opts *opts,
   if (GetConsoleWindow() == NULL)
     flags |= CREATE_NO_WINDOW;
   proc->spawner_peak_rss_bytes = platform_self_peak_rss_bytes();
-  if (!CreateProcessW(app, cmdline, NULL, NULL, TRUE, flags, envblock, NULL,
+  if (!CreateProcessW(app, cmdline, NULL, NULL, TRUE, flags, envblock, cwd,
                       &si.StartupInfo, &pi)) {
     set_win_err(err, errlen, what, code = GetLastError());
     rc = neg_errno(code);
@@ -741,6 +746,7 @@ out:
   free(wp);
   free(app);
   free(cmdline);
+  free(cwd);
   free(envblock);
   return rc;
 }
