@@ -185,6 +185,7 @@ int run_lanes(const struct cli_options *o, const struct lanes *l,
           o->workload,
           o->limits,
           &stop_signal,
+          NULL,
       };
       es->round = round;
       es->order = k + 1;
