@@ -61,7 +61,7 @@ TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TARGETS := $(BUILD)/crossrun $(BUILD)/lanes/c/client $(BUILD)/lanes/c/server \
            $(BUILD)/tests/fixture $(BUILD)/bench/baseline
 
-.PHONY: all quick test bench clean style help
+.PHONY: all quick test bench clean style help c-lane baseline
 # Objects are kept between builds (no intermediate-file deletion).
 .SECONDARY:
 all: $(TARGETS)
@@ -99,6 +99,10 @@ $(BUILD)/tests/test_codec $(BUILD)/tests/test_lane_c: $(BUILD)/tests/test_%: \
 $(BUILD)/tests/test_%: $(call obj,tests/test_%.c) $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
+
+# The build commands matrix.yaml gives for the C runtime and the baseline.
+c-lane: $(BUILD)/lanes/c/client $(BUILD)/lanes/c/server
+baseline: $(BUILD)/bench/baseline
 
 quick: all
 	./$(BUILD)/crossrun quick

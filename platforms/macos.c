@@ -264,7 +264,7 @@ int platform_spawn(const struct platform_spawn_opts *opts,
                        POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_CLOEXEC_DEFAULT));
   proc->spawner_peak_rss_bytes = platform_self_peak_rss_bytes();
   if (rc == 0)
-    rc = posix_spawn(&pid, opts->argv[0], &fa, &attr, (char *const *)opts->argv,
+    rc = posix_spawnp(&pid, opts->argv[0], &fa, &attr, (char *const *)opts->argv,
                      (char *const *)envp);
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);

@@ -503,22 +503,46 @@ static int is_file(const wchar_t *path)
  * slashes become backslashes, and ".exe" is added when the name has no
  * extension and does not exist as given. Returns a malloc'd path or
  * NULL. */
-static wchar_t *resolve_program(const char *arg0)
+/* argv[0] as posix_spawnp treats it: a bare name is searched on PATH (with
+ * ".exe" added when it has no extension); a relative path resolves from
+ * cwd when one is given. Returns a malloc'd wide path or NULL with
+ * GetLastError set. */
+static wchar_t *resolve_program(const char *arg0, const wchar_t *cwd)
 {
   wchar_t *w = utf8_to_wide(arg0), *path, *base;
-  size_t n;
+  size_t n, dir = cwd ? wcslen(cwd) + 1 : 0;
+  int relative;
 
   if (w == NULL)
     return NULL;
   n = wcslen(w);
-  path = malloc((n + 5) * sizeof(wchar_t));
+  if (wcschr(w, L'/') == NULL && wcschr(w, L'\\') == NULL) {
+    DWORD need = SearchPathW(NULL, w, L".exe", 0, NULL, NULL);
+    path = need ? malloc(need * sizeof(wchar_t)) : NULL;
+    if (path == NULL || SearchPathW(NULL, w, L".exe", need, path, NULL) == 0) {
+      free(path);
+      free(w);
+      SetLastError(ERROR_FILE_NOT_FOUND);
+      return NULL;
+    }
+    free(w);
+    return path;
+  }
+  relative = !(w[0] == L'/' || w[0] == L'\\' || (n > 1 && w[1] == L':'));
+  if (!relative)
+    dir = 0;
+  path = malloc((dir + n + 5) * sizeof(wchar_t));
   if (path == NULL) {
     free(w);
     SetLastError(ERROR_NOT_ENOUGH_MEMORY);
     return NULL;
   }
+  if (dir > 0) {
+    wcscpy(path, cwd);
+    path[dir - 1] = L'\\';
+  }
   for (size_t i = 0; i <= n; i++)
-    path[i] = w[i] == L'/' ? L'\\' : w[i];
+    path[dir + i] = w[i] == L'/' ? L'\\' : w[i];
   free(w);
   if (is_file(path))
     return path;
@@ -570,7 +594,7 @@ int platform_spawn(const struct platform_spawn_opts *opts,
     rc = -EINVAL;
     goto out;
   }
-  app = resolve_program(opts->argv[0]);
+  app = resolve_program(opts->argv[0], cwd);
   if (app == NULL) {
     code = GetLastError();
     set_win_err(err, errlen, what, code);

@@ -1,0 +1,206 @@
+#include "runner/command.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#include "platforms/platform.h"
+
+#define OUTPUT_LIMIT 65536
+#define TICK_MS 10
+#define KILL_GRACE_NS (1000 * 1000000ull)
+
+struct command_exec {
+  uv_loop_t loop;
+  uv_timer_t tick;
+  uv_pipe_t out, err;
+  int out_open, err_open;
+  struct platform_proc proc;
+  struct command_result *r;
+  uint64_t start_ns, deadline_ns, reaped_ns;
+  int reaped, term_stage;
+  char chunk[16384];
+};
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+  struct command_exec *x = h->data;
+  buf->base = x->chunk;
+  buf->len = sizeof(x->chunk);
+}
+
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+  struct command_exec *x = s->data;
+  int is_out = s == (uv_stream_t *)&x->out;
+
+  if (n > 0) {
+    capture_append(is_out ? &x->r->out : &x->r->err, buf->base, (size_t)n);
+    return;
+  }
+  if (n < 0) {
+    int *open = is_out ? &x->out_open : &x->err_open;
+    if (*open) {
+      *open = 0;
+      uv_close((uv_handle_t *)s, NULL);
+    }
+  }
+}
+
+static void close_pipes(struct command_exec *x)
+{
+  if (x->out_open) {
+    x->out_open = 0;
+    uv_close((uv_handle_t *)&x->out, NULL);
+  }
+  if (x->err_open) {
+    x->err_open = 0;
+    uv_close((uv_handle_t *)&x->err, NULL);
+  }
+}
+
+static void on_tick(uv_timer_t *t)
+{
+  struct command_exec *x = t->data;
+  struct platform_exit ex;
+  uint64_t now = uv_hrtime();
+  char err[128];
+
+  if (!x->reaped && platform_try_reap(&x->proc, &ex, err, sizeof(err)) == 1) {
+    x->reaped = 1;
+    x->reaped_ns = now;
+    x->r->exited = ex.exited;
+    x->r->exit_code = ex.exit_code;
+    x->r->signal = ex.signal;
+  }
+  if (!x->reaped && now >= x->deadline_ns && x->term_stage == 0) {
+    x->r->timed_out = 1;
+    platform_terminate(&x->proc, 0);
+    x->term_stage = 1;
+  } else if (!x->reaped && x->term_stage == 1 &&
+             now >= x->deadline_ns + KILL_GRACE_NS) {
+    platform_terminate(&x->proc, 1);
+    x->term_stage = 2;
+  }
+  if (x->reaped) {
+    /* A child it left behind may hold the pipes: wait a moment only. */
+    if ((x->out_open || x->err_open) && now - x->reaped_ns < KILL_GRACE_NS)
+      return;
+    close_pipes(x);
+    uv_timer_stop(&x->tick);
+    uv_close((uv_handle_t *)&x->tick, NULL);
+  }
+}
+
+static int watch(struct command_exec *x, uv_pipe_t *p, int fd, int *open)
+{
+  int rc = uv_pipe_init(&x->loop, p, 0);
+  if (rc != 0) {
+    uv_fs_t req;
+    uv_fs_close(NULL, &req, fd, NULL);
+    uv_fs_req_cleanup(&req);
+    return rc;
+  }
+  p->data = x;
+  *open = 1;
+  rc = uv_pipe_open(p, fd);
+  if (rc == 0)
+    rc = uv_read_start((uv_stream_t *)p, on_alloc, on_read);
+  return rc;
+}
+
+int command_run(const char *const *argv, const char *cwd,
+                const char *const *env, uint64_t timeout_ms,
+                struct command_result *r, char *err, size_t errlen)
+{
+  static const char *const no_env[] = {NULL};
+  struct platform_spawn_opts opts = {argv, env ? env : no_env, cwd};
+  struct command_exec *x;
+  int rc;
+
+  memset(r, 0, sizeof(*r));
+  if (capture_alloc(&r->out, OUTPUT_LIMIT) != 0 ||
+      capture_alloc(&r->err, OUTPUT_LIMIT) != 0) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  x = calloc(1, sizeof(*x));
+  if (x == NULL) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  x->r = r;
+  rc = uv_loop_init(&x->loop);
+  if (rc != 0) {
+    snprintf(err, errlen, "cannot start an event loop: %s", uv_strerror(rc));
+    free(x);
+    return -1;
+  }
+  rc = platform_spawn(&opts, &x->proc, err, errlen);
+  if (rc != 0) {
+    uv_loop_close(&x->loop);
+    free(x);
+    return rc;
+  }
+  x->start_ns = uv_hrtime();
+  x->deadline_ns = x->start_ns + timeout_ms * 1000000ull;
+  if (watch(x, &x->out, x->proc.stdout_fd, &x->out_open) != 0 ||
+      watch(x, &x->err, x->proc.stderr_fd, &x->err_open) != 0) {
+    /* Without its output it is of no use: stop it, then reap it below. */
+    platform_terminate(&x->proc, 1);
+    close_pipes(x);
+  }
+  uv_timer_init(&x->loop, &x->tick);
+  x->tick.data = x;
+  uv_timer_start(&x->tick, on_tick, TICK_MS, TICK_MS);
+  uv_run(&x->loop, UV_RUN_DEFAULT);
+  uv_loop_close(&x->loop);
+  /* Whatever it started in its group goes with it. */
+  platform_terminate(&x->proc, 1);
+  platform_proc_release(&x->proc);
+  r->wall_ns = uv_hrtime() - x->start_ns;
+  free(x);
+  return 0;
+}
+
+void command_result_release(struct command_result *r)
+{
+  capture_release(&r->out);
+  capture_release(&r->err);
+}
+
+int command_succeeded(const struct command_result *r)
+{
+  return r->exited && r->exit_code == 0 && !r->timed_out;
+}
+
+static void last_line(const struct capture *c, char *out, size_t outlen)
+{
+  char text[4096];
+  size_t n = capture_text(c, text, sizeof(text));
+  char *start;
+
+  while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' ||
+                   text[n - 1] == ' '))
+    text[--n] = '\0';
+  start = strrchr(text, '\n');
+  snprintf(out, outlen, "%s", start ? start + 1 : text);
+}
+
+void command_describe_failure(const struct command_result *r, char *out,
+                              size_t outlen)
+{
+  char line[300];
+
+  last_line(r->err.total ? &r->err : &r->out, line, sizeof(line));
+  if (r->timed_out)
+    snprintf(out, outlen, "did not finish in time%s%s", line[0] ? ": " : "",
+             line);
+  else if (!r->exited)
+    snprintf(out, outlen, "died by %s%s%s", platform_signal_name(r->signal),
+             line[0] ? ": " : "", line);
+  else
+    snprintf(out, outlen, "exited with %d%s%s", r->exit_code,
+             line[0] ? ": " : "", line);
+}

@@ -1,0 +1,40 @@
+/* Running a helper command to completion (a runtime's build, version or
+ * package command): bounded output, a deadline, its whole process group
+ * stopped when it overruns, and nothing of it left running afterwards. */
+#ifndef CROSSRUN_RUNNER_COMMAND_H
+#define CROSSRUN_RUNNER_COMMAND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runner/capture.h"
+
+struct command_result {
+  int exited;    /* exited by itself: exit_code is valid */
+  int exit_code;
+  int signal;
+  int timed_out; /* killed at its deadline */
+  struct capture out;
+  struct capture err;
+  uint64_t wall_ns;
+};
+
+/* Runs argv (argv[0] searched on PATH when it has no '/') in cwd (NULL:
+ * the runner's) with env added to the environment, for at most timeout_ms.
+ * Returns 0 when it ran (whatever its exit), or negative when it could
+ * not be started (err says why). Release r with command_result_release. */
+int command_run(const char *const *argv, const char *cwd,
+                const char *const *env, uint64_t timeout_ms,
+                struct command_result *r, char *err, size_t errlen);
+
+void command_result_release(struct command_result *r);
+
+/* 1 when it exited by itself with 0. */
+int command_succeeded(const struct command_result *r);
+
+/* One line describing how it failed, with the last line of its stderr (or
+ * stdout) for context. */
+void command_describe_failure(const struct command_result *r, char *out,
+                              size_t outlen);
+
+#endif
