@@ -190,9 +190,11 @@ static const char *case_name(json_object *c)
 /* ------------------------------------------------------------ receiver */
 
 /* A reference receiver built on the codec: the checks of SPEC.md section 3
- * in the order the vectors' README gives (ERROR first, then type, sequence,
- * length, payload). It replays invalid.json's states and decodes the
- * sessions, so the vectors pin both the codec and this ordering. */
+ * in the order the vectors' README gives. As soon as a frame's 16 header
+ * bytes are in: the codec's header checks, then ERROR, type, sequence and
+ * length; once the whole frame is in: the payload. It replays
+ * invalid.json's states and decodes the sessions, so the vectors pin both
+ * the codec and this ordering. */
 enum phase {
   PHASE_ANY,
   PHASE_SERVER_HELLO,
@@ -208,6 +210,11 @@ struct receiver {
   enum phase phase;
   struct proto_workload workload;
   uint64_t next_sequence;
+  /* A client's last request sent: a RESPONSE beyond it answers nothing
+   * (SPEC.md section 3). The sessions' replay counts every request as
+   * sent; invalid.json's client states send what their window allows
+   * before the input and nothing while it arrives. */
+  uint64_t last_sent;
   /* The server's own counts (SPEC.md section 2), kept as frames pass. */
   struct proto_counts own;
   uint64_t frames_received;
@@ -238,6 +245,69 @@ static void receiver_server_at(struct receiver *r,
   r->own.bytes_sent = 40 + done * frame_bytes(w);
 }
 
+/* The session's checks from the header alone, in the README's order. */
+static int receiver_header(const struct receiver *r,
+                           const struct proto_header *h)
+{
+  const struct proto_workload *w = &r->workload;
+  uint64_t total = workload_total(w);
+
+  if (r->phase == PHASE_ANY)
+    return PROTO_OK;
+  if (h->type == PROTO_ERROR)
+    return PROTO_E_PEER_ERROR;
+
+  switch (r->phase) {
+  case PHASE_SERVER_HELLO:
+    if (h->type != PROTO_HELLO)
+      return PROTO_E_UNEXPECTED_TYPE;
+    if (h->sequence != 0)
+      return PROTO_E_WRONG_SEQUENCE;
+    return PROTO_OK;
+  case PHASE_SERVER_REQUEST:
+    if (h->type == PROTO_REQUEST) {
+      if (h->sequence != r->next_sequence || r->next_sequence > total)
+        return PROTO_E_WRONG_SEQUENCE;
+      if (h->payload_length != w->payload_bytes)
+        return PROTO_E_BAD_LENGTH;
+      return PROTO_OK;
+    }
+    /* A BYE before every request has arrived: whatever its sequence. */
+    if (h->type != PROTO_BYE || r->next_sequence <= total)
+      return PROTO_E_UNEXPECTED_TYPE;
+    if (h->sequence != total + 1)
+      return PROTO_E_WRONG_SEQUENCE;
+    return PROTO_OK;
+  case PHASE_CLIENT_HELLO_ACK:
+  case PHASE_CLIENT_RESPONSE:
+  case PHASE_CLIENT_BYE_ACK:
+    if (h->type == PROTO_RESPONSE) {
+      /* The sequence before anything else: the previous response's plus
+       * 1, whether or not that request was sent; then whether it was. */
+      uint64_t next = r->phase == PHASE_CLIENT_HELLO_ACK  ? 1
+                      : r->phase == PHASE_CLIENT_RESPONSE ? r->next_sequence
+                                                          : total + 1;
+      if (h->sequence != next)
+        return PROTO_E_WRONG_SEQUENCE;
+      if (r->phase != PHASE_CLIENT_RESPONSE || next > r->last_sent)
+        return PROTO_E_UNEXPECTED_TYPE;
+      if (h->payload_length != w->payload_bytes)
+        return PROTO_E_BAD_LENGTH;
+      return PROTO_OK;
+    }
+    if (r->phase == PHASE_CLIENT_HELLO_ACK && h->type == PROTO_HELLO_ACK)
+      return h->sequence != 0 ? PROTO_E_WRONG_SEQUENCE : PROTO_OK;
+    if (r->phase == PHASE_CLIENT_BYE_ACK && h->type == PROTO_BYE_ACK)
+      return h->sequence != total + 1 ? PROTO_E_WRONG_SEQUENCE : PROTO_OK;
+    return PROTO_E_UNEXPECTED_TYPE;
+  default:
+    /* After BYE (server) or BYE_ACK (client) only end of stream may come. */
+    return PROTO_E_UNEXPECTED_TYPE;
+  }
+}
+
+/* A whole frame whose header passed receiver_header(): the payload, and
+ * the session moves on. */
 static int receiver_frame(struct receiver *r, const struct proto_header *h,
                           const uint8_t *payload)
 {
@@ -246,18 +316,11 @@ static int receiver_frame(struct receiver *r, const struct proto_header *h,
   struct proto_counts seen, expected;
   uint8_t encoded[PROTO_WORKLOAD_BYTES];
 
-  if (r->phase == PHASE_ANY)
-    return PROTO_OK;
-  if (h->type == PROTO_ERROR)
-    return PROTO_E_PEER_ERROR;
-
   switch (r->phase) {
+  case PHASE_ANY:
+    return PROTO_OK;
   case PHASE_SERVER_HELLO: {
     struct proto_workload hello;
-    if (h->type != PROTO_HELLO)
-      return PROTO_E_UNEXPECTED_TYPE;
-    if (h->sequence != 0)
-      return PROTO_E_WRONG_SEQUENCE;
     proto_workload_decode(payload, &hello);
     if (proto_workload_check(&hello))
       return PROTO_E_BAD_WORKLOAD;
@@ -266,10 +329,6 @@ static int receiver_frame(struct receiver *r, const struct proto_header *h,
   }
   case PHASE_SERVER_REQUEST:
     if (h->type == PROTO_REQUEST) {
-      if (h->sequence != r->next_sequence || r->next_sequence > total)
-        return PROTO_E_WRONG_SEQUENCE;
-      if (h->payload_length != w->payload_bytes)
-        return PROTO_E_BAD_LENGTH;
       if (proto_payload_check(payload, h->payload_length, h->sequence))
         return PROTO_E_WRONG_PAYLOAD;
       r->next_sequence++;
@@ -279,12 +338,6 @@ static int receiver_frame(struct receiver *r, const struct proto_header *h,
       r->own.bytes_sent += frame_bytes(w);
       return PROTO_OK;
     }
-    /* A BYE before every request has arrived is not part of the session;
-     * SPEC.md leaves its name open and no vector uses it. */
-    if (h->type != PROTO_BYE || r->next_sequence <= total)
-      return PROTO_E_UNEXPECTED_TYPE;
-    if (h->sequence != total + 1)
-      return PROTO_E_WRONG_SEQUENCE;
     proto_counts_decode(payload, &seen);
     expected.requests = r->own.requests;
     expected.responses = r->own.responses;
@@ -295,10 +348,6 @@ static int receiver_frame(struct receiver *r, const struct proto_header *h,
     r->phase = PHASE_SERVER_DONE;
     return PROTO_OK;
   case PHASE_CLIENT_HELLO_ACK:
-    if (h->type != PROTO_HELLO_ACK)
-      return PROTO_E_UNEXPECTED_TYPE;
-    if (h->sequence != 0)
-      return PROTO_E_WRONG_SEQUENCE;
     proto_workload_encode(encoded, w);
     if (memcmp(encoded, payload, sizeof(encoded)))
       return PROTO_E_BAD_WORKLOAD;
@@ -306,22 +355,12 @@ static int receiver_frame(struct receiver *r, const struct proto_header *h,
     r->next_sequence = 1;
     return PROTO_OK;
   case PHASE_CLIENT_RESPONSE:
-    if (h->type != PROTO_RESPONSE)
-      return PROTO_E_UNEXPECTED_TYPE;
-    if (h->sequence != r->next_sequence)
-      return PROTO_E_WRONG_SEQUENCE;
-    if (h->payload_length != w->payload_bytes)
-      return PROTO_E_BAD_LENGTH;
     if (proto_response_check(payload, h->payload_length, h->sequence))
       return PROTO_E_WRONG_PAYLOAD;
     if (++r->next_sequence > total)
       r->phase = PHASE_CLIENT_BYE_ACK;
     return PROTO_OK;
   case PHASE_CLIENT_BYE_ACK:
-    if (h->type != PROTO_BYE_ACK)
-      return PROTO_E_UNEXPECTED_TYPE;
-    if (h->sequence != total + 1)
-      return PROTO_E_WRONG_SEQUENCE;
     proto_counts_decode(payload, &seen);
     /* The client's own view of what the server saw, from the spec's
      * formulas rather than proto_counts_expected, which is under test. */
@@ -334,8 +373,7 @@ static int receiver_frame(struct receiver *r, const struct proto_header *h,
     r->phase = PHASE_CLIENT_DONE;
     return PROTO_OK;
   default:
-    /* After BYE (server) or BYE_ACK (client) only end of stream may come. */
-    return PROTO_E_UNEXPECTED_TYPE;
+    return PROTO_E_UNEXPECTED_TYPE; /* receiver_header() let nothing by */
   }
 }
 
@@ -379,11 +417,21 @@ static int receiver_feed(struct receiver *r, const uint8_t *in, size_t len,
     memcpy(buf + fill, in + pos, n);
     fill += n;
     pos += n;
-    while ((size = proto_frame_peek(buf, fill, &h)) != 0) {
+    for (;;) {
+      size = proto_frame_peek(buf, fill, &h);
       if (size < 0) {
         err = (int)size;
         goto done;
       }
+      if (fill < PROTO_HEADER_BYTES)
+        break;
+      /* The session's checks as soon as the header is in (they run again
+       * on each later chunk of the same frame, with the same verdict). */
+      err = receiver_header(r, &h);
+      if (err)
+        goto done;
+      if (size == 0)
+        break;
       err = receiver_frame(r, &h, buf + PROTO_HEADER_BYTES);
       if (err)
         goto done;
@@ -601,8 +649,22 @@ static const char *frame_check_one(json_object *c)
       break;
     }
     proto_counts_decode(payload, &decoded);
-    if (!counts_equal(&cnt, &decoded))
+    if (!counts_equal(&cnt, &decoded)) {
       why = "proto_counts_decode differs";
+      break;
+    }
+    /* Counts that close a session of `session`, modulo 2^64. */
+    if (field(c, "session")) {
+      struct proto_workload sw;
+      struct proto_counts want;
+      if (field_workload(c, "session", &sw)) {
+        why = "malformed session";
+        break;
+      }
+      proto_counts_expected(&sw, type == PROTO_BYE_ACK, &want);
+      if (!counts_equal(&cnt, &want))
+        why = "proto_counts_expected differs from the session's counts";
+    }
     break;
   }
   case PROTO_ERROR: {
@@ -781,6 +843,7 @@ static void test_sessions(void)
         memset(&client, 0, sizeof(client));
         client.phase = PHASE_CLIENT_HELLO_ACK;
         client.workload = w;
+        client.last_sent = workload_total(&w);
         err = receiver_feed(&client, sbytes, slen, feeds[f].chunks, feeds[f].n,
                             1, &pending);
         TAP_OK(err == PROTO_OK && client.phase == PHASE_CLIENT_DONE &&
@@ -831,6 +894,7 @@ static int phase_from_state(const char *state, enum phase *phase)
   } states[] = {{"any", PHASE_ANY},
                 {"server_expecting_hello", PHASE_SERVER_HELLO},
                 {"server_expecting_request", PHASE_SERVER_REQUEST},
+                {"server_after_bye", PHASE_SERVER_DONE},
                 {"client_expecting_hello_ack", PHASE_CLIENT_HELLO_ACK},
                 {"client_expecting_response", PHASE_CLIENT_RESPONSE},
                 {"client_expecting_bye_ack", PHASE_CLIENT_BYE_ACK}};
@@ -867,10 +931,22 @@ static const char *invalid_setup(json_object *c, struct receiver *r)
     if (seq > workload_total(&r->workload) + 1)
       return "sequence beyond W + N + 1";
     receiver_server_at(r, &r->workload, seq);
+  } else if (phase == PHASE_SERVER_DONE) {
+    receiver_server_at(r, &r->workload, workload_total(&r->workload) + 1);
+    r->phase = PHASE_SERVER_DONE;
   } else if (phase == PHASE_CLIENT_RESPONSE) {
+    /* Requests 1 .. min(seq - 1 + M, L): the window, and the warm-up's
+     * end (L is W while seq <= W, else W + N). */
+    uint64_t limit = seq <= r->workload.warmup ? r->workload.warmup
+                                               : workload_total(&r->workload);
     if (seq > workload_total(&r->workload))
       return "sequence beyond W + N";
     r->next_sequence = seq;
+    r->last_sent = seq - 1 + r->workload.max_in_flight;
+    if (r->last_sent > limit)
+      r->last_sent = limit;
+  } else if (phase == PHASE_CLIENT_BYE_ACK) {
+    r->last_sent = workload_total(&r->workload);
   }
   return NULL;
 }
@@ -928,6 +1004,29 @@ static void test_invalid(void)
         snprintf(detail, sizeof(detail), "%s: got %s", feeds[f].how,
                  proto_error_name(err));
         why = detail;
+      }
+    }
+    /* A header check comes before every session check: an `any` case other
+     * than a cut is rejected the same way in every session state. */
+    if (!why && want != PROTO_E_TRUNCATED &&
+        !strcmp(field_str(c, "state"), "any")) {
+      static const enum phase phases[] = {
+          PHASE_SERVER_HELLO,     PHASE_SERVER_REQUEST,  PHASE_SERVER_DONE,
+          PHASE_CLIENT_HELLO_ACK, PHASE_CLIENT_RESPONSE, PHASE_CLIENT_BYE_ACK};
+      static const struct proto_workload sw = {2, 3, 5, 2};
+      size_t k;
+      for (k = 0; !why && k < sizeof(phases) / sizeof(phases[0]); k++) {
+        struct receiver r;
+        memset(&r, 0, sizeof(r));
+        receiver_server_at(&r, &sw, 2);
+        r.phase = phases[k];
+        r.last_sent = 3;
+        err = receiver_feed(&r, input, len, NULL, 0, eof, NULL);
+        if (err != want) {
+          snprintf(detail, sizeof(detail), "in session phase %d: got %s",
+                   (int)phases[k], proto_error_name(err));
+          why = detail;
+        }
       }
     }
     if (!why)

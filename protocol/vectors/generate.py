@@ -118,15 +118,16 @@ def counts_json(requests, responses, bytes_sent, bytes_received):
 
 
 def bye_counts(w):
-    """Counts the client puts in BYE (SPEC.md section 2)."""
-    hello_and_traffic = 40 + w.total * w.frame_bytes
+    """Counts the client puts in BYE (SPEC.md section 2), modulo 2^64."""
+    hello_and_traffic = (40 + w.total * w.frame_bytes) & MASK64
     return (w.total, w.total, hello_and_traffic, hello_and_traffic)
 
 
 def bye_ack_counts(w):
-    """Counts the server puts in BYE_ACK."""
-    hello_and_traffic = 40 + w.total * w.frame_bytes
-    return (w.total, w.total, hello_and_traffic, hello_and_traffic + 48)
+    """Counts the server puts in BYE_ACK, modulo 2^64."""
+    hello_and_traffic = (40 + w.total * w.frame_bytes) & MASK64
+    return (w.total, w.total, hello_and_traffic,
+            (hello_and_traffic + 48) & MASK64)
 
 
 def error_payload(code, reason):
@@ -268,6 +269,23 @@ def frame_cases():
             {"counts": counts_json(*big)},
         )
     )
+    # The counts of a session far beyond any real run: the wire byte counts
+    # wrap modulo 2^64 (SPEC.md section 2). `session` names the workload.
+    huge = Workload(1 << 61, (1 << 61) - 1, MAX_PAYLOAD, MAX_IN_FLIGHT)
+    assert 40 + huge.total * huge.frame_bytes > MASK64
+    for name, ftype, counts in (
+        ("bye_wrapping", BYE, bye_counts(huge)),
+        ("bye_ack_wrapping", BYE_ACK, bye_ack_counts(huge)),
+    ):
+        cases.append(
+            frame_case(
+                name,
+                ftype,
+                huge.total + 1,
+                encode_counts(*counts),
+                {"counts": counts_json(*counts), "session": huge.json()},
+            )
+        )
     for name, code, reason in (
         ("error", CODE_PROTOCOL_VIOLATION, "wrong_sequence: expected 3, got 4"),
         ("error_empty_reason", CODE_UNSUPPORTED_VERSION, ""),
@@ -386,6 +404,16 @@ def invalid_cases():
     add("error_length_515", any_, "bad_length",
         frame(ERROR, 0, struct.pack(">H", 3) + b"x" * (MAX_REASON + 1)),
         description="ERROR frame with a 515-byte payload (above 2 + 512)")
+    add("error_length_0", any_, "bad_length", header(ERROR, 0, 0),
+        description="ERROR header with payload_length 0, nothing after it")
+    add("error_length_515_header", any_, "bad_length",
+        header(ERROR, 0, MAX_REASON + 3),
+        description="ERROR header with payload_length 515, nothing after it")
+    add("error_length_515_truncated", any_, "bad_length",
+        header(ERROR, 0, MAX_REASON + 3) + struct.pack(">H", 3) + b"cut",
+        eof=True,
+        description="ERROR header with payload_length 515 and 5 payload "
+        "bytes, then end of stream: bad_length from the header")
     # Several faults in one header: the checks apply in SPEC.md's order.
     add("version_before_type", any_, "unsupported_version",
         header(9, 0, 0, version=2, flags=1),
@@ -454,6 +482,19 @@ def invalid_cases():
             description="HELLO with " + what)
     add("hello_truncated", s_hello, "truncated", hello[:26], eof=True,
         description="HELLO header and 10 payload bytes, then end of stream")
+    # The session's checks are made from the header (SPEC.md section 3):
+    # a header that breaks one is reported by it, not as truncated.
+    add("request_before_hello_truncated", s_hello, "unexpected_type",
+        frame(REQUEST, 1, gen(1, p))[:18], eof=True,
+        description="REQUEST 1 header and 2 payload bytes before any HELLO, "
+        "then end of stream")
+    add("hello_sequence_1_header", s_hello, "wrong_sequence",
+        header(HELLO, 1, 24),
+        description="the header of a HELLO with sequence 1, nothing after it")
+    add("hello_sequence_1_truncated", s_hello, "wrong_sequence",
+        frame(HELLO, 1, w.encode())[:20], eof=True,
+        description="HELLO header with sequence 1 and 4 payload bytes, then "
+        "end of stream")
 
     # --- server, after HELLO ---
     s_req = "server_expecting_request"
@@ -519,7 +560,77 @@ def invalid_cases():
     add("request_truncated", s_req, "truncated", req(2)[:18], eof=True,
         workload=w, seq=2,
         description="REQUEST 2 header and 2 payload bytes, then end of stream")
+    # Header-decided rejections, then the stream ends inside the frame.
+    add("request_skipped_header", s_req, "wrong_sequence", req(2)[:16],
+        workload=w, seq=1,
+        description="the header of REQUEST 2 where 1 is next, nothing after it")
+    add("request_skipped_truncated", s_req, "wrong_sequence", req(2)[:18],
+        eof=True, workload=w, seq=1,
+        description="REQUEST 2 header (1 is next) and 2 payload bytes, then "
+        "end of stream")
+    add("request_beyond_total_truncated", s_req, "wrong_sequence",
+        req(6)[:20], eof=True, workload=w, seq=6,
+        description="REQUEST W+N+1 header and 4 payload bytes where only BYE "
+        "may come, then end of stream")
+    add("request_longer_header", s_req, "bad_length",
+        req(1, gen(1, p + 1))[:16], workload=w, seq=1,
+        description="the header of REQUEST 1 with payload_length P+1, "
+        "nothing after it")
+    add("request_longer_truncated", s_req, "bad_length",
+        req(1, gen(1, p + 1))[:18], eof=True, workload=w, seq=1,
+        description="REQUEST 1 header with payload_length P+1 and 2 payload "
+        "bytes, then end of stream")
+    add("request_shorter_truncated", s_req, "bad_length",
+        req(1, gen(1, p - 1))[:17], eof=True, workload=w, seq=1,
+        description="REQUEST 1 header with payload_length P-1 and 1 payload "
+        "byte, then end of stream")
+    add("response_to_server_truncated", s_req, "unexpected_type",
+        resp(1)[:18], eof=True, workload=w, seq=1,
+        description="RESPONSE 1 header and 2 payload bytes sent to a server, "
+        "then end of stream")
+    add("hello_again_truncated", s_req, "unexpected_type", hello[:30],
+        eof=True, workload=w, seq=2,
+        description="a second HELLO's header and 14 payload bytes, then end "
+        "of stream")
+    add("error_from_client_header", s_req, "peer_error",
+        header(ERROR, 0, 30), workload=w, seq=2,
+        description="the header of an ERROR frame (30 payload bytes "
+        "announced), nothing after it")
+    add("error_from_client_truncated", s_req, "peer_error",
+        frame(ERROR, 0, error_payload(CODE_PROTOCOL_VIOLATION,
+                                      "wrong_payload: response 1"))[:21],
+        eof=True, workload=w, seq=2,
+        description="an ERROR frame's header, code and 3 reason bytes, then "
+        "end of stream: peer_error from the header on")
+    add("error_length_1_from_client", s_req, "bad_length",
+        frame(ERROR, 0, b"\x03"), workload=w, seq=2,
+        description="an ERROR frame with a 1-byte payload: the header check "
+        "comes before peer_error")
     good_bye = bye_counts(w)
+    # BYE before all W + N requests: unexpected_type (SPEC.md section 3).
+    add("bye_early", s_req, "unexpected_type",
+        frame(BYE, bye_seq, encode_counts(*good_bye)), workload=w, seq=3,
+        description="BYE (sequence W+N+1, the session's full counts) after "
+        "REQUEST 1 and 2 of 5")
+    add("bye_early_next_sequence", s_req, "unexpected_type",
+        frame(BYE, 3, encode_counts(2, 2, 40 + 2 * w.frame_bytes,
+                                    40 + 2 * w.frame_bytes)),
+        workload=w, seq=3,
+        description="BYE carrying sequence 3 and the counts so far, where "
+        "REQUEST 3 is next")
+    add("bye_before_requests", s_req, "unexpected_type",
+        frame(BYE, bye_seq, encode_counts(0, 0, 40, 40)), workload=w, seq=1,
+        description="BYE right after HELLO, before any REQUEST")
+    add("bye_early_truncated", s_req, "unexpected_type",
+        frame(BYE, bye_seq, encode_counts(*good_bye))[:20], eof=True,
+        workload=w, seq=5,
+        description="BYE header and 4 payload bytes while REQUEST W+N is "
+        "next, then end of stream")
+    add("bye_wrong_sequence_truncated", s_req, "wrong_sequence",
+        frame(BYE, bye_seq + 1, encode_counts(*good_bye))[:30], eof=True,
+        workload=w, seq=bye_seq,
+        description="BYE header with sequence W+N+2 and 14 payload bytes, "
+        "then end of stream")
     add("bye_wrong_sequence", s_req, "wrong_sequence",
         frame(BYE, bye_seq + 1, encode_counts(*good_bye)), workload=w,
         seq=bye_seq, description="BYE with sequence W+N+2")
@@ -542,6 +653,37 @@ def invalid_cases():
         seq=bye_seq,
         description="BYE carrying the counts a BYE_ACK would (bytes_received "
         "+ 48)")
+
+    # --- server, after BYE_ACK: only the end of stream may come ---
+    s_done = "server_after_bye"
+    add("request_after_bye", s_done, "unexpected_type", req(6), workload=w,
+        description="REQUEST W+N+1 after the BYE")
+    add("bye_after_bye", s_done, "unexpected_type",
+        frame(BYE, bye_seq, encode_counts(*good_bye)), workload=w,
+        description="a second BYE")
+    add("hello_after_bye", s_done, "unexpected_type", hello, workload=w,
+        description="a HELLO after the BYE")
+    add("header_after_bye", s_done, "unexpected_type", req(1)[:16],
+        workload=w,
+        description="the header of REQUEST 1 after the BYE, nothing after it")
+    add("partial_frame_after_bye", s_done, "unexpected_type", req(6)[:18],
+        eof=True, workload=w,
+        description="a REQUEST header and 2 payload bytes after the BYE, then "
+        "end of stream")
+    add("partial_header_after_bye", s_done, "truncated", req(6)[:5],
+        eof=True, workload=w,
+        description="5 bytes of a header after the BYE, then end of stream")
+    add("one_byte_after_bye", s_done, "truncated", b"\x01", eof=True,
+        workload=w, description="1 byte after the BYE, then end of stream")
+    add("bad_version_after_bye", s_done, "unsupported_version",
+        header(REQUEST, 6, p, version=2), workload=w,
+        description="a header of version 2 after the BYE: the header checks "
+        "come first")
+    add("error_after_bye", s_done, "peer_error",
+        frame(ERROR, 0, error_payload(CODE_PROTOCOL_VIOLATION,
+                                      "count_mismatch: bytes_sent")),
+        workload=w, description="an ERROR frame after the BYE: peer_error "
+        "comes before the type")
 
     # --- client, after sending HELLO ---
     c_ack = "client_expecting_hello_ack"
@@ -573,6 +715,23 @@ def invalid_cases():
     add("hello_ack_truncated", c_ack, "truncated",
         frame(HELLO_ACK, 0, w.encode())[:30], eof=True, workload=w,
         description="HELLO_ACK header and 14 payload bytes, then end of "
+        "stream")
+    add("response_2_before_hello_ack", c_ack, "wrong_sequence", resp(2),
+        workload=w, description="RESPONSE 2 before HELLO_ACK: a RESPONSE's "
+        "sequence is checked first, and 1 would be next")
+    add("response_before_hello_ack_truncated", c_ack, "unexpected_type",
+        resp(1)[:18], eof=True, workload=w,
+        description="RESPONSE 1 header and 2 payload bytes before HELLO_ACK, "
+        "then end of stream")
+    add("hello_ack_sequence_1_truncated", c_ack, "wrong_sequence",
+        frame(HELLO_ACK, 1, w.encode())[:20], eof=True, workload=w,
+        description="HELLO_ACK header with sequence 1 and 4 payload bytes, "
+        "then end of stream")
+    add("error_instead_of_hello_ack_truncated", c_ack, "peer_error",
+        frame(ERROR, 0, error_payload(CODE_BAD_WORKLOAD,
+                                      "bad_workload: max_in_flight 0"))[:19],
+        eof=True, workload=w,
+        description="an ERROR frame's header and 3 payload bytes, then end of "
         "stream")
 
     # --- client, waiting for responses ---
@@ -623,14 +782,47 @@ def invalid_cases():
     add("response_truncated", c_resp, "truncated", resp(3)[:17], eof=True,
         workload=w, seq=3,
         description="RESPONSE 3 header and 1 payload byte, then end of stream")
+    w_m1 = Workload(0, 3, 5, 1)
+    add("response_skipped_not_sent", c_resp, "wrong_sequence", resp(2),
+        workload=w_m1, seq=1,
+        description="RESPONSE 2 where 1 is expected and request 2 is not sent "
+        "yet (M=1): the sequence is checked first")
+    add("response_skipped_header", c_resp, "wrong_sequence", resp(2)[:16],
+        workload=w, seq=1,
+        description="the header of RESPONSE 2 where 1 is expected, nothing "
+        "after it")
+    add("response_skipped_truncated", c_resp, "wrong_sequence", resp(2)[:18],
+        eof=True, workload=w, seq=1,
+        description="RESPONSE 2 header (1 is expected) and 2 payload bytes, "
+        "then end of stream")
+    add("response_longer_truncated", c_resp, "bad_length",
+        resp(1, respond(gen(1, p + 1)))[:18], eof=True, workload=w, seq=1,
+        description="RESPONSE 1 header with payload_length P+1 and 2 payload "
+        "bytes, then end of stream")
+    add("request_to_client_truncated", c_resp, "unexpected_type",
+        req(1)[:18], eof=True, workload=w, seq=1,
+        description="REQUEST 1 header and 2 payload bytes sent to a client, "
+        "then end of stream")
+    add("bye_ack_early_truncated", c_resp, "unexpected_type",
+        frame(BYE_ACK, bye_seq, encode_counts(*bye_ack_counts(w)))[:20],
+        eof=True, workload=w, seq=5,
+        description="BYE_ACK header and 4 payload bytes while RESPONSE 5 is "
+        "awaited, then end of stream")
 
     # --- client, after sending BYE ---
     c_bye = "client_expecting_bye_ack"
     good_ack = bye_ack_counts(w)
     add("response_none_outstanding", c_bye, "unexpected_type", resp(6),
         workload=w, description="RESPONSE W+N+1 when no request is outstanding")
-    add("response_repeated_after_all", c_bye, "unexpected_type", resp(5),
-        workload=w, description="RESPONSE W+N again after every response")
+    add("response_none_outstanding_truncated", c_bye, "unexpected_type",
+        resp(6)[:18], eof=True, workload=w,
+        description="RESPONSE W+N+1 header and 2 payload bytes when no "
+        "request is outstanding, then end of stream")
+    add("response_repeated_after_all", c_bye, "wrong_sequence", resp(5),
+        workload=w, description="RESPONSE W+N again after every response: "
+        "W+N+1 would be next, so the sequence is wrong")
+    add("response_beyond_after_all", c_bye, "wrong_sequence", resp(7),
+        workload=w, description="RESPONSE W+N+2 after every response")
     add("bye_to_client", c_bye, "unexpected_type",
         frame(BYE, bye_seq, encode_counts(*good_bye)), workload=w,
         description="BYE sent to a client")
@@ -659,6 +851,18 @@ def invalid_cases():
         frame(BYE_ACK, bye_seq, encode_counts(*good_ack))[:40], eof=True,
         workload=w, description="BYE_ACK missing its last 8 bytes, then end "
         "of stream")
+    add("bye_ack_wrong_sequence_truncated", c_bye, "wrong_sequence",
+        frame(BYE_ACK, bye_seq - 1, encode_counts(*good_ack))[:20], eof=True,
+        workload=w, description="BYE_ACK header with sequence W+N and 4 "
+        "payload bytes, then end of stream")
+    good_ack_frame = frame(BYE_ACK, bye_seq, encode_counts(*good_ack))
+    add("frame_after_bye_ack", c_bye, "unexpected_type",
+        good_ack_frame + good_ack_frame, workload=w,
+        description="a valid BYE_ACK, then a second one in the same read")
+    add("response_after_bye_ack", c_bye, "unexpected_type",
+        good_ack_frame + resp(6)[:16], workload=w,
+        description="a valid BYE_ACK, then the header of RESPONSE W+N+1 in "
+        "the same read")
     return cases
 
 
