@@ -209,6 +209,90 @@ static json_object *sample_json(const struct evidence_run *run,
   return o;
 }
 
+static json_object *argv_list(const struct sanitize *s,
+                              const struct lanes_argv *a)
+{
+  json_object *arr;
+  if (a->argv[0] == NULL)
+    return NULL;
+  arr = json_object_new_array();
+  for (int i = 0; a->argv[i] != NULL; i++)
+    json_object_array_add(arr, text(s, a->argv[i]));
+  return arr;
+}
+
+static json_object *package_json(const struct prepare_package *p,
+                                 const struct sanitize *s)
+{
+  json_object *o = json_object_new_object(), *entries;
+
+  if (!p->measured) {
+    put(o, "error", text(s, p->error));
+    return o;
+  }
+  put(o, "file_name", json_object_new_string(p->package.file_name));
+  put(o, "format", json_object_new_string(p->package.format));
+  put(o, "packed_bytes", json_object_new_int64(p->package.packed_bytes));
+  put(o, "unpacked_bytes", json_object_new_int64(p->package.unpacked_bytes));
+  put(o, "file_count", json_object_new_int(p->package.file_count));
+  put(o, "sha256", json_object_new_string(p->package.sha256));
+  put(o, "repack_sha256", p->repack_sha256[0]
+                              ? json_object_new_string(p->repack_sha256)
+                              : NULL);
+  put(o, "reproducible", p->reproducible < 0
+                             ? NULL
+                             : json_object_new_boolean(p->reproducible));
+  put(o, "pack_wall_ns", json_object_new_int64((int64_t)p->wall_ns));
+  entries = json_object_new_array();
+  for (int i = 0; i < p->package.nentries; i++) {
+    json_object *e = json_object_new_object();
+    put(e, "path", text(s, p->package.entries[i].path));
+    put(e, "size_bytes", json_object_new_int64(p->package.entries[i].size_bytes));
+    json_object_array_add(entries, e);
+  }
+  put(o, "entries", entries);
+  return o;
+}
+
+static json_object *runtimes_json(const struct evidence_run *run,
+                                  const struct sanitize *s)
+{
+  json_object *all = json_object_new_object();
+
+  for (int i = 0; i < run->nruntimes; i++) {
+    const struct runtime *r = run->runtimes[i];
+    json_object *o = json_object_new_object();
+    json_object *pkg = NULL;
+
+    put(o, "declared_at", text(s, r->source));
+    put(o, "client", argv_list(s, &r->client));
+    put(o, "server", argv_list(s, &r->server));
+    put(o, "build", argv_list(s, &r->build));
+    put(o, "version_command", argv_list(s, &r->version));
+    put(o, "toolchain_version", r->toolchain_version[0]
+                                    ? text(s, r->toolchain_version)
+                                    : NULL);
+    put(o, "status", json_object_new_string(
+                         r->broken ? "broken" : r->available ? "available"
+                                                             : "unavailable"));
+    put(o, "reason", r->why_unavailable[0] ? text(s, r->why_unavailable)
+                                           : NULL);
+    for (int p = 0; p < run->npackages; p++)
+      if (run->packages[p].runtime == r)
+        pkg = package_json(&run->packages[p], s);
+    if (pkg == NULL && r->package.present) {
+      pkg = json_object_new_object();
+      put(pkg, "error", json_object_new_string(
+                            run->packages_skipped
+                                ? "not measured: --no-packages"
+                                : "not measured: the runtime is not usable"));
+    }
+    put(o, "package", pkg);
+    put(all, r->name, o);
+  }
+  return all;
+}
+
 static json_object *lane_summary_json(const struct evidence_lane *lane)
 {
   struct stats_lane st;
@@ -339,6 +423,12 @@ static json_object *document(const struct evidence_run *run)
                         "round trips only"));
   put(doc, "methods", o);
 
+  put(doc, "runtimes", runtimes_json(run, &s));
+  o = json_object_new_array();
+  for (int i = 0; i < run->nmatrix; i++)
+    json_object_array_add(o, text(&s, run->matrix_files[i]));
+  put(doc, "matrix_files", o);
+
   lanes = json_object_new_object();
   for (int l = 0; l < run->nlanes; l++) {
     const struct evidence_lane *lane = &run->lanes[l];
@@ -348,6 +438,8 @@ static json_object *document(const struct evidence_run *run)
     put(lo, "unavailable_reason", lane->unavailable_reason
                                       ? text(&s, lane->unavailable_reason)
                                       : NULL);
+    put(lo, "error_reason",
+        lane->error_reason ? text(&s, lane->error_reason) : NULL);
     put(lo, "summary", lane_summary_json(lane));
     samples = json_object_new_array();
     for (int i = 0; i < lane->nsamples; i++)

@@ -9,6 +9,8 @@
 
 #include "platforms/platform.h"
 #include "protocol/codec.h"
+#include "runner/lanes.h"
+#include "runner/prepare.h"
 #include "runner/sample.h"
 
 #define EVIDENCE_SCHEMA_VERSION 1
@@ -24,6 +26,7 @@ struct evidence_lane {
   const char *client_runtime;
   const char *server_runtime;
   const char *unavailable_reason; /* non-NULL: the lane could not run */
+  const char *error_reason;       /* non-NULL: a runtime of it is broken */
   struct evidence_sample *samples;
   int nsamples;
 };
@@ -46,6 +49,14 @@ struct evidence_run {
   const char *crossrun_path;  /* how the runner was invoked, for reproduce */
   struct evidence_lane *lanes;
   int nlanes;
+  /* The runtimes the lanes use, and their packages (packages may be 0). */
+  const struct runtime *const *runtimes;
+  int nruntimes;
+  const struct prepare_package *packages;
+  int npackages;
+  int packages_skipped; /* --no-packages */
+  const char *matrix_files[9]; /* as given, the default first */
+  int nmatrix;
 };
 
 /* Counts a run must report; all but pairs and natural exits must be 0. */

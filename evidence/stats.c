@@ -70,6 +70,8 @@ out:
 const char *stats_lane_status(const struct evidence_lane *lane,
                               const struct stats_lane *st)
 {
+  if (lane->error_reason != NULL)
+    return "error";
   if (lane->unavailable_reason != NULL)
     return "unavailable";
   if (lane->nsamples == 0)

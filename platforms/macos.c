@@ -84,6 +84,37 @@ int platform_init(char *err, size_t errlen)
   return 0;
 }
 
+int platform_find_program(const char *name, const char *cwd, char *out,
+                          size_t outlen)
+{
+  const char *path, *p;
+
+  if (strchr(name, '/') != NULL) {
+    if (name[0] == '/' || cwd == NULL)
+      snprintf(out, outlen, "%s", name);
+    else
+      snprintf(out, outlen, "%s/%s", cwd, name);
+    return access(out, X_OK) == 0;
+  }
+  path = getenv("PATH");
+  if (path == NULL || *path == '\0')
+    path = "/usr/bin:/bin";
+  for (p = path; *p != '\0';) {
+    size_t len = strcspn(p, ":");
+    /* An empty PATH entry means the current folder. */
+    if (len == 0)
+      snprintf(out, outlen, "%s/%s", cwd ? cwd : ".", name);
+    else
+      snprintf(out, outlen, "%.*s/%s", (int)len, p, name);
+    if (access(out, X_OK) == 0)
+      return 1;
+    p += len;
+    if (*p == ':')
+      p++;
+  }
+  return 0;
+}
+
 const char *platform_signal_name(int sig)
 {
   static const struct {

@@ -122,6 +122,13 @@ void platform_proc_release(struct platform_proc *proc);
  * on error. */
 int platform_port_free(const char *host, int port, char *err, size_t errlen);
 
+/* Finds a program the way platform_spawn does: a name without a path
+ * separator on PATH (Windows: with ".exe" added), a relative path from
+ * cwd (NULL: the coordinator's folder). Returns 1 and the full path in out
+ * when it exists and can be run, 0 when not. */
+int platform_find_program(const char *name, const char *cwd, char *out,
+                          size_t outlen);
+
 /* A signal's name ("SIGSEGV"), or "signal N". Static or thread-local
  * storage. */
 const char *platform_signal_name(int sig);

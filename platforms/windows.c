@@ -558,6 +558,19 @@ static wchar_t *resolve_program(const char *arg0, const wchar_t *cwd)
   return NULL;
 }
 
+int platform_find_program(const char *name, const char *cwd, char *out,
+                          size_t outlen)
+{
+  wchar_t *wcwd = cwd ? utf8_to_wide(cwd) : NULL;
+  wchar_t *found = resolve_program(name, wcwd);
+  int ok = found != NULL &&
+           WideCharToMultiByte(CP_UTF8, 0, found, -1, out, (int)outlen, NULL,
+                               NULL) > 0;
+  free(wcwd);
+  free(found);
+  return ok;
+}
+
 int platform_spawn(const struct platform_spawn_opts *opts,
                    struct platform_proc *proc, char *err, size_t errlen)
 {

@@ -21,14 +21,31 @@ void cli_defaults(enum cli_command cmd, struct cli_options *o)
     o->workload.warmup = 100000;
     o->workload.round_trips = 1000000;
     o->samples = 5;
+    o->workload_name = "full";
     o->out = "crossrun-full.json";
     o->limits.client_timeout_ms = 600000;
   } else {
     o->workload.warmup = 1000;
     o->workload.round_trips = 20000;
     o->samples = 1;
+    o->workload_name = "quick";
     o->out = "crossrun-quick.json";
   }
+}
+
+void cli_apply_workload(struct cli_options *o, const struct proto_workload *w,
+                        int samples)
+{
+  if (!(o->overrides & CLI_SET_WARMUP))
+    o->workload.warmup = w->warmup;
+  if (!(o->overrides & CLI_SET_ROUND_TRIPS))
+    o->workload.round_trips = w->round_trips;
+  if (!(o->overrides & CLI_SET_PAYLOAD))
+    o->workload.payload_bytes = w->payload_bytes;
+  if (!(o->overrides & CLI_SET_IN_FLIGHT))
+    o->workload.max_in_flight = w->max_in_flight;
+  if (!(o->overrides & CLI_SET_SAMPLES))
+    o->samples = samples;
 }
 
 const char *cli_command_name(enum cli_command cmd)
@@ -71,7 +88,16 @@ void cli_usage(enum cli_command cmd, FILE *f)
   fputs("options:\n"
         "  --lanes LIST          lanes to run, comma-separated names or "
         "patterns\n"
-        "                        (c-c, 'c-*', '*-c'); default: every lane\n"
+        "                        (c-c, 'node-*', '*-rust'); default: every "
+        "lane\n"
+        "  --matrix FILE         read runtimes and workloads from FILE too "
+        "(repeatable;\n"
+        "                        a runtime of the same name replaces "
+        "matrix.yaml's)\n"
+        "  --workload NAME       a workload of the matrix (quick: 'quick', "
+        "run: 'full')\n"
+        "  --no-packages         do not pack and measure the runtimes' "
+        "packages\n"
         "  --samples N           samples per lane\n"
         "  --out FILE            evidence file to write (rewritten after "
         "every sample)\n"
@@ -160,6 +186,7 @@ static int takes_value(const char *flag)
 {
   static const char *const valued[] = {
       "--lanes",       "--out",           "--host",         "--samples",
+      "--matrix",      "--workload",
       "--warmup",      "--round-trips",   "--payload-bytes", "--max-in-flight",
       "--seed",        "--ready-timeout", "--timeout",      "--exit-timeout",
   };
@@ -214,13 +241,16 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err,
              (int)(eq ? (size_t)(eq - arg) : strlen(arg)), arg);
     if (strcmp(flag, "--allow-non-loopback") == 0 ||
         strcmp(flag, "--progress") == 0 ||
-        strcmp(flag, "--no-progress") == 0) {
+        strcmp(flag, "--no-progress") == 0 ||
+        strcmp(flag, "--no-packages") == 0) {
       if (eq) {
         snprintf(err, errlen, "%s takes no value", flag);
         return -1;
       }
       if (flag[2] == 'a')
         o->allow_non_loopback = 1;
+      else if (strcmp(flag, "--no-packages") == 0)
+        o->no_packages = 1;
       else
         o->progress = flag[2] == 'p';
       continue;
@@ -240,6 +270,16 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err,
     }
     if (strcmp(flag, "--lanes") == 0)
       o->lanes = value;
+    else if (strcmp(flag, "--workload") == 0)
+      o->workload_name = value;
+    else if (strcmp(flag, "--matrix") == 0) {
+      if (*value == '\0' || o->nmatrix >= CLI_MAX_MATRIX) {
+        snprintf(err, errlen, "--matrix: %s", *value ? "too many files"
+                                                      : "empty file name");
+        return -1;
+      }
+      o->matrix[o->nmatrix++] = value;
+    }
     else if (strcmp(flag, "--out") == 0) {
       if (*value == '\0') {
         snprintf(err, errlen, "--out: empty file name");
@@ -252,22 +292,27 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err,
       if (parse_u64(flag, value, 1, 1000, &v, err, errlen))
         return -1;
       o->samples = (int)v;
+      o->overrides |= CLI_SET_SAMPLES;
     } else if (strcmp(flag, "--warmup") == 0) {
       if (parse_u64(flag, value, 0, UINT64_C(1) << 40, &v, err, errlen))
         return -1;
       o->workload.warmup = v;
+      o->overrides |= CLI_SET_WARMUP;
     } else if (strcmp(flag, "--round-trips") == 0) {
       if (parse_u64(flag, value, 1, UINT64_C(1) << 40, &v, err, errlen))
         return -1;
       o->workload.round_trips = v;
+      o->overrides |= CLI_SET_ROUND_TRIPS;
     } else if (strcmp(flag, "--payload-bytes") == 0) {
       if (parse_u64(flag, value, 0, PROTO_MAX_PAYLOAD_BYTES, &v, err, errlen))
         return -1;
       o->workload.payload_bytes = (uint32_t)v;
+      o->overrides |= CLI_SET_PAYLOAD;
     } else if (strcmp(flag, "--max-in-flight") == 0) {
       if (parse_u64(flag, value, 1, PROTO_MAX_IN_FLIGHT, &v, err, errlen))
         return -1;
       o->workload.max_in_flight = (uint32_t)v;
+      o->overrides |= CLI_SET_IN_FLIGHT;
     } else if (strcmp(flag, "--seed") == 0) {
       if (parse_u64(flag, value, 0, UINT64_MAX, &o->seed, err, errlen))
         return -1;

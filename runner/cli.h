@@ -11,11 +11,27 @@
 
 enum cli_command { CLI_NONE, CLI_QUICK, CLI_RUN };
 
+#define CLI_MAX_MATRIX 8
+
+/* Workload fields given on the command line, which win over the matrix. */
+enum cli_override {
+  CLI_SET_WARMUP = 1,
+  CLI_SET_ROUND_TRIPS = 2,
+  CLI_SET_PAYLOAD = 4,
+  CLI_SET_IN_FLIGHT = 8,
+  CLI_SET_SAMPLES = 16
+};
+
 struct cli_options {
   enum cli_command command;
   int help;    /* --help was given: print usage, do nothing else */
   int version; /* --version */
   const char *lanes;
+  const char *workload_name; /* "quick" or "full" unless --workload */
+  const char *matrix[CLI_MAX_MATRIX]; /* --matrix files, in order */
+  int nmatrix;
+  int no_packages;
+  unsigned overrides; /* enum cli_override bits */
   int samples;
   const char *out;
   struct proto_workload workload;
@@ -27,8 +43,13 @@ struct cli_options {
   int progress; /* -1: when stderr is a terminal */
 };
 
-/* The default workload of each command (SPEC.md's "quick" and "full"). */
+/* The default workload of each command, used when the matrix does not
+ * define "quick" or "full". */
 void cli_defaults(enum cli_command cmd, struct cli_options *o);
+
+/* Takes the workload's figures, except those the command line gave. */
+void cli_apply_workload(struct cli_options *o, const struct proto_workload *w,
+                        int samples);
 
 /* Parses argv (argv[0] is the program). Returns 0, or -1 with a one-line
  * message in err (the caller exits 2). Strings point into argv. */

@@ -3,88 +3,52 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uv.h>
 
-static char *join(const char *dir, const char *rest)
+static void argv_release(struct lanes_argv *a)
 {
-  size_t n = strlen(dir) + strlen(rest) + 2;
-  char *s = malloc(n);
-  if (s != NULL)
-    snprintf(s, n, "%s/%s", dir, rest);
-  return s;
-}
-
-static int file_exists(const char *path)
-{
-  uv_fs_t req;
-  int rc = uv_fs_stat(NULL, &req, path, NULL);
-  uv_fs_req_cleanup(&req);
-  return rc == 0;
-}
-
-static int add_runtime(struct lanes *l, const char *name, const char *bin_dir,
-                       const char *client, const char *client_arg,
-                       const char *server, const char *server_arg,
-                       int hidden)
-{
-  struct runtime *r = &l->runtimes[l->nruntimes];
-
-  memset(r, 0, sizeof(*r));
-  snprintf(r->name, sizeof(r->name), "%s", name);
-  r->hidden = hidden;
-  r->client_argv[0] = join(bin_dir, client);
-  r->server_argv[0] = join(bin_dir, server);
-  if (client_arg)
-    r->client_argv[1] = strdup(client_arg);
-  if (server_arg)
-    r->server_argv[1] = strdup(server_arg);
-  l->nruntimes++;
-  if (r->client_argv[0] == NULL || r->server_argv[0] == NULL ||
-      (client_arg && r->client_argv[1] == NULL) ||
-      (server_arg && r->server_argv[1] == NULL))
-    return -1;
-  r->available = 1;
-  if (!file_exists(r->client_argv[0]) || !file_exists(r->server_argv[0])) {
-    r->available = 0;
-    snprintf(r->why_unavailable, sizeof(r->why_unavailable),
-             "'%s' or '%s' not built (run make)",
-             lanes_display_path(l, r->client_argv[0]),
-             lanes_display_path(l, r->server_argv[0]));
+  for (int i = 0; i < LANES_ARGV_MAX; i++) {
+    free(a->argv[i]);
+    a->argv[i] = NULL;
   }
-  return 0;
 }
 
-int lanes_builtin(struct lanes *l, const char *bin_dir, char *err,
-                  size_t errlen)
+void lanes_runtime_release(struct runtime *r)
 {
-  const char *slash;
-
-  memset(l, 0, sizeof(*l));
-  slash = strrchr(bin_dir, '/');
-  if (slash != NULL)
-    snprintf(l->root, sizeof(l->root), "%.*s", (int)(slash - bin_dir),
-             bin_dir);
-  if (add_runtime(l, "c", bin_dir, "lanes/c/client", NULL, "lanes/c/server",
-                  NULL, 0) != 0 ||
-      add_runtime(l, "baseline", bin_dir, "bench/baseline", "client",
-                  "bench/baseline", "server", 1) != 0) {
-    snprintf(err, errlen, "out of memory");
-    lanes_release(l);
-    return -1;
-  }
-  return 0;
+  argv_release(&r->client);
+  argv_release(&r->server);
+  argv_release(&r->build);
+  argv_release(&r->version);
+  argv_release(&r->package.command);
+  free(r->package.cwd);
+  free(r->package.artifact);
+  for (int i = 0; i < LANES_ENV_MAX; i++)
+    free(r->package.env[i]);
+  memset(&r->package, 0, sizeof(r->package));
 }
 
 void lanes_release(struct lanes *l)
 {
-  for (int i = 0; i < l->nruntimes; i++) {
-    for (int j = 0; j < LANES_ARGV_MAX; j++) {
-      free(l->runtimes[i].client_argv[j]);
-      free(l->runtimes[i].server_argv[j]);
-      l->runtimes[i].client_argv[j] = l->runtimes[i].server_argv[j] = NULL;
-    }
-  }
+  for (int i = 0; i < l->nruntimes; i++)
+    lanes_runtime_release(&l->runtimes[i]);
   l->nruntimes = 0;
+  l->nworkloads = 0;
+}
+
+struct runtime *lanes_find_runtime(struct lanes *l, const char *name)
+{
+  for (int i = 0; i < l->nruntimes; i++)
+    if (strcmp(l->runtimes[i].name, name) == 0)
+      return &l->runtimes[i];
+  return NULL;
+}
+
+const struct workload *lanes_find_workload(const struct lanes *l,
+                                           const char *name)
+{
+  for (int i = 0; i < l->nworkloads; i++)
+    if (strcmp(l->workloads[i].name, name) == 0)
+      return &l->workloads[i];
+  return NULL;
 }
 
 int lanes_glob(const char *p, const char *s)
@@ -118,8 +82,8 @@ static int already(const struct lane *out, int n, const char *name)
   return 0;
 }
 
-int lanes_select(const struct lanes *l, const char *spec, struct lane *out,
-                 int max, char *err, size_t errlen)
+int lanes_select(struct lanes *l, const char *spec, struct lane *out, int max,
+                 char *err, size_t errlen)
 {
   char item[128];
   const char *p = spec;
@@ -142,7 +106,7 @@ int lanes_select(const struct lanes *l, const char *spec, struct lane *out,
     }
     for (int c = 0; c < l->nruntimes; c++) {
       for (int s = 0; s < l->nruntimes; s++) {
-        const struct runtime *rc = &l->runtimes[c], *rs = &l->runtimes[s];
+        struct runtime *rc = &l->runtimes[c], *rs = &l->runtimes[s];
         char name[sizeof(out[0].name)];
 
         snprintf(name, sizeof(name), "%s-%s", rc->name, rs->name);

@@ -10,6 +10,7 @@
 
 #include "evidence/evidence.h"
 #include "evidence/stats.h"
+#include "runner/prepare.h"
 #include "runner/summary.h"
 
 #define TOOL_VERSION "0.1.0"
@@ -81,7 +82,7 @@ static void progress_line(FILE *f, const struct evidence_lane *lane,
   fflush(f);
 }
 
-static int select_lanes(const struct cli_options *o, const struct lanes *l,
+static int select_lanes(const struct cli_options *o, struct lanes *l,
                         struct evidence_lane **lanes_out, struct lane **sel,
                         FILE *errf)
 {
@@ -105,14 +106,9 @@ static int select_lanes(const struct cli_options *o, const struct lanes *l,
     return -1;
   for (int i = 0; i < n; i++) {
     struct evidence_lane *el = &(*lanes_out)[i];
-    const struct lane *ln = &(*sel)[i];
-    el->name = ln->name;
-    el->client_runtime = ln->client->name;
-    el->server_runtime = ln->server->name;
-    if (!ln->client->available)
-      el->unavailable_reason = ln->client->why_unavailable;
-    else if (!ln->server->available)
-      el->unavailable_reason = ln->server->why_unavailable;
+    el->name = (*sel)[i].name;
+    el->client_runtime = (*sel)[i].client->name;
+    el->server_runtime = (*sel)[i].server->name;
     el->samples = calloc((size_t)o->samples, sizeof(*el->samples));
     if (el->samples == NULL)
       return -1;
@@ -120,13 +116,48 @@ static int select_lanes(const struct cli_options *o, const struct lanes *l,
   return n;
 }
 
-int run_lanes(const struct cli_options *o, const struct lanes *l,
+/* After preparation: lanes whose runtimes cannot run are marked. */
+static void mark_lanes(struct evidence_lane *lanes, const struct lane *sel,
+                       int n)
+{
+  for (int i = 0; i < n; i++) {
+    const struct runtime *rt[2] = {sel[i].client, sel[i].server};
+    for (int k = 0; k < 2; k++) {
+      if (rt[k]->broken && lanes[i].error_reason == NULL)
+        lanes[i].error_reason = rt[k]->why_unavailable;
+      else if (!rt[k]->available && lanes[i].unavailable_reason == NULL)
+        lanes[i].unavailable_reason = rt[k]->why_unavailable;
+    }
+  }
+}
+
+static int collect_runtimes(const struct lane *sel, int n,
+                            const struct runtime **out)
+{
+  int count = 0;
+  for (int i = 0; i < n; i++) {
+    const struct runtime *rt[2] = {sel[i].client, sel[i].server};
+    for (int k = 0; k < 2; k++) {
+      int seen = 0;
+      for (int j = 0; j < count; j++)
+        seen |= out[j] == rt[k];
+      if (!seen)
+        out[count++] = rt[k];
+    }
+  }
+  return count;
+}
+
+int run_lanes(const struct cli_options *o, struct lanes *l,
               const char *crossrun_path, FILE *out, FILE *errf)
 {
   struct evidence_run run;
   struct evidence_lane *lanes = NULL;
   struct lane *sel = NULL;
+  const struct runtime *used[LANES_MAX_RUNTIMES];
+  struct prepare_package *packages = NULL;
   int *order = NULL, nrunnable = 0, total, done = 0, rc = RUN_EXIT_OK;
+  int npackages = 0;
   int progress = o->progress >= 0 ? o->progress : uv_guess_handle(2) ==
                                                        UV_TTY;
   void (*old_int)(int), (*old_term)(int);
@@ -142,15 +173,26 @@ int run_lanes(const struct cli_options *o, const struct lanes *l,
     goto out;
   }
   order = calloc((size_t)n, sizeof(*order));
-  if (order == NULL) {
+  packages = calloc(LANES_MAX_RUNTIMES, sizeof(*packages));
+  if (order == NULL || packages == NULL) {
+    fprintf(errf, "crossrun: out of memory\n");
     rc = RUN_EXIT_RUNNER;
     goto out;
   }
+  stop_signal = 0;
+  old_int = signal(SIGINT, on_stop_signal);
+  old_term = signal(SIGTERM, on_stop_signal);
+
+  prepare_runtimes(sel, n, progress ? errf : NULL);
+  mark_lanes(lanes, sel, n);
+  if (!o->no_packages && !stop_signal)
+    npackages = prepare_packages(sel, n, packages, progress ? errf : NULL);
+
   memset(&run, 0, sizeof(run));
   run.tool_version = TOOL_VERSION;
   run.mode = o->command == CLI_QUICK ? "quick" : "full";
   run.performance_claims = o->command != CLI_QUICK;
-  run.workload_name = o->command == CLI_QUICK ? "quick" : "full";
+  run.workload_name = o->workload_name;
   run.workload = o->workload;
   run.samples_per_lane = o->samples;
   run.seed = o->seed_given ? o->seed : (uint64_t)time(NULL) ^ uv_hrtime();
@@ -160,17 +202,23 @@ int run_lanes(const struct cli_options *o, const struct lanes *l,
   run.crossrun_path = crossrun_path;
   run.lanes = lanes;
   run.nlanes = n;
+  run.runtimes = used;
+  run.nruntimes = collect_runtimes(sel, n, used);
+  run.packages = packages;
+  run.npackages = npackages;
+  run.packages_skipped = o->no_packages;
+  run.matrix_files[0] = "matrix.yaml";
+  run.nmatrix = 1;
+  for (int i = 0; i < o->nmatrix && i < 8; i++)
+    run.matrix_files[run.nmatrix++] = o->matrix[i];
   run.incomplete_reason = "running";
   platform_machine_describe(&run.machine);
   utc_now(run.started_at, sizeof(run.started_at));
   for (int i = 0; i < n; i++)
-    if (lanes[i].unavailable_reason == NULL)
+    if (lanes[i].unavailable_reason == NULL && lanes[i].error_reason == NULL)
       order[nrunnable++] = i;
   total = nrunnable * o->samples;
 
-  stop_signal = 0;
-  old_int = signal(SIGINT, on_stop_signal);
-  old_term = signal(SIGTERM, on_stop_signal);
   for (int round = 1; round <= o->samples && !stop_signal; round++) {
     shuffle(order, nrunnable, run.seed, round);
     for (int k = 0; k < nrunnable && !stop_signal; k++) {
@@ -179,13 +227,14 @@ int run_lanes(const struct cli_options *o, const struct lanes *l,
       struct evidence_sample *es = &el->samples[el->nsamples];
       struct sample_spec spec = {
           el->name,
-          (const char *const *)ln->server->server_argv,
-          (const char *const *)ln->client->client_argv,
+          (const char *const *)ln->server->server.argv,
+          (const char *const *)ln->client->client.argv,
           o->host,
           o->workload,
           o->limits,
           &stop_signal,
-          NULL,
+          ln->server->dir,
+          ln->client->dir,
       };
       es->round = round;
       es->order = k + 1;
@@ -230,6 +279,9 @@ out:
       sample_result_release(&lanes[i].samples[s].result);
     free(lanes[i].samples);
   }
+  for (int i = 0; i < npackages; i++)
+    prepare_package_release(&packages[i]);
+  free(packages);
   free(lanes);
   free(sel);
   free(order);

@@ -18,7 +18,7 @@
 /* Runs the lanes that o selects from l and returns the process exit status
  * (RUN_EXIT_*). crossrun_path is how the runner is named in reproduce
  * lines. The summary goes to out, progress and errors to errf. */
-int run_lanes(const struct cli_options *o, const struct lanes *l,
+int run_lanes(const struct cli_options *o, struct lanes *l,
               const char *crossrun_path, FILE *out, FILE *errf);
 
 #endif

@@ -169,7 +169,9 @@ static void record_argv(struct peer_report *rep, const char *const *argv)
 static int start_peer(struct sample_exec *x, struct peer *p,
                       const char *const *argv)
 {
-  struct platform_spawn_opts opts = {argv, x->env, x->spec->cwd};
+  struct platform_spawn_opts opts = {
+      argv, x->env,
+      p == &x->server ? x->spec->server_cwd : x->spec->client_cwd};
   char err[256];
   int rc;
 

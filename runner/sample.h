@@ -65,8 +65,9 @@ struct sample_spec {
   /* When set to non-zero (from a signal handler), the sample stops: both
    * peers are killed and the sample ends as an error "interrupted". */
   const volatile sig_atomic_t *stop;
-  /* The folder the peers start in (the matrix file's), or NULL. */
-  const char *cwd;
+  /* The folders the peers start in (their matrix file's), or NULL. */
+  const char *server_cwd;
+  const char *client_cwd;
 };
 
 struct peer_report {

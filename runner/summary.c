@@ -75,6 +75,8 @@ int summary_all_passed(const struct evidence_run *run)
 
   for (int l = 0; l < run->nlanes; l++) {
     const struct evidence_lane *lane = &run->lanes[l];
+    if (lane->error_reason != NULL)
+      return 0;
     for (int i = 0; i < lane->nsamples; i++)
       if (lane->samples[i].result.status != SAMPLE_PASSED)
         return 0;
@@ -132,8 +134,10 @@ void summary_print(FILE *f, const struct evidence_run *run)
              "the last reading while it ran (a lower bound)\n");
   for (int l = 0; l < run->nlanes; l++) {
     const struct evidence_lane *lane = &run->lanes[l];
-    if (lane->unavailable_reason)
-      fprintf(f, "\n%s: unavailable: %s", lane->name,
+    if (lane->error_reason)
+      fprintf(f, "\n%s: error: %s\n", lane->name, lane->error_reason);
+    else if (lane->unavailable_reason)
+      fprintf(f, "\n%s: unavailable: %s\n", lane->name,
               lane->unavailable_reason);
     for (int i = 0; i < lane->nsamples; i++) {
       const struct sample_result *r = &lane->samples[i].result;

@@ -1,0 +1,293 @@
+#include "runner/prepare.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#include "platforms/platform.h"
+#include "runner/command.h"
+#include "runner/tempdir.h"
+
+#define VERSION_TIMEOUT_MS 30000
+#define BUILD_TIMEOUT_MS (30 * 60 * 1000)
+#define PACKAGE_TIMEOUT_MS (10 * 60 * 1000)
+#define OUT_TOKEN "{out}"
+
+static void join_argv(const struct lanes_argv *a, char *out, size_t outlen)
+{
+  size_t n = 0;
+  out[0] = '\0';
+  for (int i = 0; a->argv[i] != NULL && n < outlen; i++)
+    n += (size_t)snprintf(out + n, outlen - n, "%s%s", i ? " " : "",
+                          a->argv[i]);
+}
+
+/* A program named without a path must be on PATH now; one with a path may
+ * be produced by the build, so it is looked for after it. */
+static int find_bare(struct runtime *r, const struct lanes_argv *a,
+                     const char *what)
+{
+  char path[LANES_PATH_MAX];
+
+  if (a->argv[0] == NULL || strchr(a->argv[0], '/') != NULL)
+    return 1;
+  if (platform_find_program(a->argv[0], r->dir, path, sizeof(path)))
+    return 1;
+  r->available = 0;
+  snprintf(r->why_unavailable, sizeof(r->why_unavailable),
+           "'%s' (its %s program) is not installed or not on PATH",
+           a->argv[0], what);
+  return 0;
+}
+
+static void read_version(struct runtime *r)
+{
+  struct command_result res;
+  char err[256], text[512], *line, cmd[256];
+
+  if (r->version.argv[0] == NULL)
+    return;
+  join_argv(&r->version, cmd, sizeof(cmd));
+  if (command_run((const char *const *)r->version.argv, r->dir, NULL,
+                  VERSION_TIMEOUT_MS, &res, err, sizeof(err)) != 0) {
+    r->available = 0;
+    snprintf(r->why_unavailable, sizeof(r->why_unavailable),
+             "'%s' cannot be run: %s", cmd, err);
+    command_result_release(&res);
+    return;
+  }
+  if (!command_succeeded(&res)) {
+    char why[320];
+    command_describe_failure(&res, why, sizeof(why));
+    r->available = 0;
+    snprintf(r->why_unavailable, sizeof(r->why_unavailable), "'%s' %s", cmd,
+             why);
+    command_result_release(&res);
+    return;
+  }
+  /* The first non-empty line of its output, stdout first. */
+  capture_text(res.out.total ? &res.out : &res.err, text, sizeof(text));
+  line = text + strspn(text, " \t\r\n");
+  line[strcspn(line, "\r\n")] = '\0';
+  snprintf(r->toolchain_version, sizeof(r->toolchain_version), "%s", line);
+  command_result_release(&res);
+}
+
+static void build(struct runtime *r, FILE *log)
+{
+  struct command_result res;
+  char err[256], cmd[256], why[320];
+
+  if (r->build.argv[0] == NULL)
+    return;
+  join_argv(&r->build, cmd, sizeof(cmd));
+  if (log != NULL) {
+    fprintf(log, "building runtime '%s': %s\n", r->name, cmd);
+    fflush(log);
+  }
+  if (command_run((const char *const *)r->build.argv, r->dir, NULL,
+                  BUILD_TIMEOUT_MS, &res, err, sizeof(err)) != 0) {
+    r->broken = 1;
+    snprintf(r->why_unavailable, sizeof(r->why_unavailable),
+             "build '%s' cannot be run: %s", cmd, err);
+  } else if (!command_succeeded(&res)) {
+    command_describe_failure(&res, why, sizeof(why));
+    r->broken = 1;
+    snprintf(r->why_unavailable, sizeof(r->why_unavailable),
+             "build '%s' %s", cmd, why);
+  }
+  command_result_release(&res);
+}
+
+static void check_built(struct runtime *r, const struct lanes_argv *a,
+                        const char *what)
+{
+  char path[LANES_PATH_MAX];
+
+  if (r->broken || a->argv[0] == NULL || strchr(a->argv[0], '/') == NULL)
+    return;
+  if (!platform_find_program(a->argv[0], r->dir, path, sizeof(path))) {
+    r->broken = 1;
+    snprintf(r->why_unavailable, sizeof(r->why_unavailable),
+             "its %s program '%s' does not exist%s", what, a->argv[0],
+             r->build.argv[0] ? " after its build" : " (it has no build)");
+  }
+}
+
+static int listed(struct runtime *const *seen, int n, const struct runtime *r)
+{
+  for (int i = 0; i < n; i++)
+    if (seen[i] == r)
+      return 1;
+  return 0;
+}
+
+/* The distinct runtimes of the selected lanes, in lane order. */
+static int used_runtimes(const struct lane *sel, int n, struct runtime **out)
+{
+  int count = 0;
+  for (int i = 0; i < n; i++) {
+    if (!listed(out, count, sel[i].client))
+      out[count++] = sel[i].client;
+    if (!listed(out, count, sel[i].server))
+      out[count++] = sel[i].server;
+  }
+  return count;
+}
+
+void prepare_runtimes(const struct lane *sel, int n, FILE *log)
+{
+  struct runtime *used[LANES_MAX_RUNTIMES];
+  int count = used_runtimes(sel, n, used);
+
+  for (int i = 0; i < count; i++) {
+    struct runtime *r = used[i];
+    r->available = 1;
+    r->broken = 0;
+    r->why_unavailable[0] = '\0';
+    r->toolchain_version[0] = '\0';
+    if (!find_bare(r, &r->version, "version") ||
+        !find_bare(r, &r->build, "build") ||
+        !find_bare(r, &r->client, "client") ||
+        !find_bare(r, &r->server, "server"))
+      continue;
+    read_version(r);
+    if (!r->available)
+      continue;
+    build(r, log);
+    check_built(r, &r->client, "client");
+    check_built(r, &r->server, "server");
+  }
+}
+
+/* s with every "{out}" replaced by dir; malloc'd. */
+static char *subst(const char *s, const char *dir)
+{
+  size_t n = strlen(s) + 1, dlen = strlen(dir), used = 0;
+  const char *p;
+  char *out;
+
+  for (p = strstr(s, OUT_TOKEN); p; p = strstr(p + 1, OUT_TOKEN))
+    n += dlen;
+  out = malloc(n);
+  if (out == NULL)
+    return NULL;
+  while (*s) {
+    if (strncmp(s, OUT_TOKEN, strlen(OUT_TOKEN)) == 0) {
+      memcpy(out + used, dir, dlen);
+      used += dlen;
+      s += strlen(OUT_TOKEN);
+    } else {
+      out[used++] = *s++;
+    }
+  }
+  out[used] = '\0';
+  return out;
+}
+
+static void free_list(char **v, int n)
+{
+  for (int i = 0; i < n; i++)
+    free(v[i]);
+}
+
+/* Runs the package command into t and finds the artifact in it. */
+static int pack_once(struct runtime *r, struct tempdir *t, char *artifact,
+                     size_t len, char *err, size_t errlen)
+{
+  struct runtime_package *pkg = &r->package;
+  char *argv[LANES_ARGV_MAX] = {NULL}, *env[LANES_ENV_MAX] = {NULL};
+  char cwd[LANES_PATH_MAX + 512], cmd[256], why[320];
+  struct command_result res;
+  int na = 0, ne = 0, rc = -1;
+
+  if (tempdir_create(t, err, errlen) != 0)
+    return -1;
+  for (; pkg->command.argv[na] != NULL; na++)
+    if ((argv[na] = subst(pkg->command.argv[na], t->path)) == NULL)
+      goto oom;
+  for (; pkg->env[ne] != NULL; ne++)
+    if ((env[ne] = subst(pkg->env[ne], t->path)) == NULL)
+      goto oom;
+  if (pkg->cwd != NULL)
+    snprintf(cwd, sizeof(cwd), "%s/%s", r->dir, pkg->cwd);
+  else
+    snprintf(cwd, sizeof(cwd), "%s", r->dir);
+  join_argv(&pkg->command, cmd, sizeof(cmd));
+  if (command_run((const char *const *)argv, cwd, (const char *const *)env,
+                  PACKAGE_TIMEOUT_MS, &res, err, errlen) != 0) {
+    goto out;
+  }
+  if (!command_succeeded(&res)) {
+    command_describe_failure(&res, why, sizeof(why));
+    snprintf(err, errlen, "package command '%s' %s", cmd, why);
+  } else {
+    rc = package_find_artifact(t->path, pkg->artifact, artifact, len, err,
+                               errlen) == 0
+             ? 0
+             : -1;
+  }
+  command_result_release(&res);
+  goto out;
+oom:
+  snprintf(err, errlen, "out of memory");
+out:
+  free_list(argv, na);
+  free_list(env, ne);
+  return rc;
+}
+
+static void pack_runtime(struct runtime *r, struct prepare_package *out)
+{
+  struct tempdir first = {{0}}, second = {{0}};
+  struct package_info again = PACKAGE_INFO_INIT;
+  char artifact[LANES_PATH_MAX + 256], err[512], rm[256];
+  uint64_t start = uv_hrtime();
+
+  memset(out, 0, sizeof(*out));
+  out->runtime = r;
+  out->reproducible = -1;
+  if (pack_once(r, &first, artifact, sizeof(artifact), out->error,
+                sizeof(out->error)) != 0 ||
+      package_measure(artifact, &out->package, out->error,
+                      sizeof(out->error)) != 0)
+    goto done;
+  out->measured = 1;
+  /* The same command again, into another folder: the same bytes or not. */
+  if (pack_once(r, &second, artifact, sizeof(artifact), err, sizeof(err)) ==
+          0 &&
+      package_measure(artifact, &again, err, sizeof(err)) == 0) {
+    snprintf(out->repack_sha256, sizeof(out->repack_sha256), "%s",
+             again.sha256);
+    out->reproducible = strcmp(again.sha256, out->package.sha256) == 0;
+    package_info_release(&again);
+  }
+done:
+  tempdir_remove(&first, rm, sizeof(rm));
+  tempdir_remove(&second, rm, sizeof(rm));
+  out->wall_ns = uv_hrtime() - start;
+}
+
+int prepare_packages(const struct lane *sel, int n, struct prepare_package *out,
+                     FILE *log)
+{
+  struct runtime *used[LANES_MAX_RUNTIMES];
+  int count = used_runtimes(sel, n, used), filled = 0;
+
+  for (int i = 0; i < count; i++) {
+    struct runtime *r = used[i];
+    if (!r->available || r->broken || !r->package.present)
+      continue;
+    if (log != NULL) {
+      fprintf(log, "packing runtime '%s'\n", r->name);
+      fflush(log);
+    }
+    pack_runtime(r, &out[filled++]);
+  }
+  return filled;
+}
+
+void prepare_package_release(struct prepare_package *p)
+{
+  package_info_release(&p->package);
+}

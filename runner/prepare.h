@@ -1,0 +1,40 @@
+/* Getting runtimes ready for a run, and measuring their packages: finding
+ * their programs, reading their toolchain versions, running their build
+ * commands, then packing each one (twice, to see whether the packing is
+ * reproducible) and measuring the artifact. */
+#ifndef CROSSRUN_RUNNER_PREPARE_H
+#define CROSSRUN_RUNNER_PREPARE_H
+
+#include <stdio.h>
+
+#include "runner/lanes.h"
+#include "runner/package.h"
+
+/* What packing one runtime gave. */
+struct prepare_package {
+  struct runtime *runtime;
+  int measured;             /* package holds a measurement */
+  struct package_info package;
+  char repack_sha256[65];   /* the second pack's SHA-256, "" if none */
+  int reproducible;         /* 1, 0, or -1 when not known */
+  char error[512];          /* non-empty: packing or measuring failed */
+  uint64_t wall_ns;
+};
+
+/* Prepares every runtime that a selected lane uses, once each. A runtime
+ * whose toolchain is missing (a program not found, its version command
+ * failing) gets available = 0 and why_unavailable; one whose build fails,
+ * or whose programs are missing after it, gets broken = 1 and
+ * why_unavailable. Progress goes to log when not NULL. Never fails as a
+ * whole: every problem is recorded on its runtime. */
+void prepare_runtimes(const struct lane *sel, int n, FILE *log);
+
+/* Packs and measures every available runtime of the selected lanes that
+ * declares a package. out has room for LANES_MAX_RUNTIMES entries; returns
+ * how many were filled. Release each with prepare_package_release. */
+int prepare_packages(const struct lane *sel, int n, struct prepare_package *out,
+                     FILE *log);
+
+void prepare_package_release(struct prepare_package *p);
+
+#endif
