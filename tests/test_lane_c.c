@@ -903,10 +903,13 @@ static void vector_server_rejects(struct json_object *c)
   input = hex_decode(jstr(c, "input"), &input_len);
   port = server_start(&srv, c_server);
   ok = input && port && (fd = connect_to(port)) >= 0;
-  if (ok && strcmp(state, "server_expecting_request") == 0) {
+  if (ok && (strcmp(state, "server_expecting_request") == 0 ||
+             strcmp(state, "server_after_bye") == 0)) {
     uint8_t hello[PROTO_HEADER_BYTES + PROTO_WORKLOAD_BYTES];
     uint8_t payload[PROTO_WORKLOAD_BYTES];
-    uint64_t next = ju64(c, "sequence");
+    int after_bye = strcmp(state, "server_after_bye") == 0;
+    uint64_t total = w.warmup + w.round_trips;
+    uint64_t next = after_bye ? total + 1 : ju64(c, "sequence");
     size_t size = PROTO_HEADER_BYTES + (size_t)w.payload_bytes;
 
     proto_workload_encode(payload, &w);
@@ -918,6 +921,17 @@ static void vector_server_rejects(struct json_object *c)
       data_frame(frame, 0, s, w.payload_bytes);
       ok = send_bytes(fd, frame, size, 0) == 0 &&
            read_exact(fd, frame, size) == 0;
+    }
+    if (ok && after_bye) {
+      /* A correct BYE, and its BYE_ACK back. */
+      uint8_t bye[PROTO_HEADER_BYTES + PROTO_COUNTS_BYTES];
+      uint8_t body[PROTO_COUNTS_BYTES];
+      struct proto_counts cnt;
+      proto_counts_expected(&w, 0, &cnt);
+      proto_counts_encode(body, &cnt);
+      proto_frame_encode(bye, PROTO_BYE, total + 1, body, sizeof body);
+      ok = send_bytes(fd, bye, sizeof bye, 0) == 0 &&
+           read_exact(fd, bye, sizeof bye) == 0 && bye[1] == PROTO_BYE_ACK;
     }
   }
   if (ok) {

@@ -70,10 +70,40 @@ static int client_header(struct conn *c, const struct proto_header *h)
   struct client *cl = (struct client *)c;
   const struct proto_workload *w = &cl->args.workload;
 
-  /* An ERROR frame is allowed anywhere and reported as peer_error
-   * whatever its sequence; the codec has checked its length (2..514). */
-  if (h->type == PROTO_ERROR)
+  /* An ERROR frame never gets here: conn reports it as peer_error. A
+   * RESPONSE is checked by its sequence before anything else (SPEC.md
+   * section 3): it must be the previous response's plus 1, whether or not
+   * that request was sent, before HELLO_ACK and after the last response
+   * too; one with the right sequence whose request was not sent yet, or
+   * after the last, is a frame not allowed here. next_recv is 1 before
+   * HELLO_ACK and W + N + 1 once every response is in. */
+  if (h->type == PROTO_RESPONSE && cl->state != CLIENT_DONE) {
+    if (h->sequence != cl->next_recv) {
+      conn_why(c, "RESPONSE with sequence %" PRIu64 " (expected %" PRIu64 ")",
+               h->sequence, cl->next_recv);
+      return PROTO_E_WRONG_SEQUENCE;
+    }
+    /* Requests are refilled at the end of each read batch, so within one
+     * batch the next request may not be written yet: an answer to it is
+     * a frame not allowed here. */
+    if (cl->state != CLIENT_SESSION || cl->next_recv > cl->total ||
+        cl->next_recv == cl->next_send) {
+      conn_why(c, "RESPONSE %" PRIu64 " %s", h->sequence,
+               cl->state == CLIENT_HELLO_ACK ? "before HELLO_ACK"
+               : cl->next_recv > cl->total
+                   ? "after every response (no request is outstanding)"
+                   : "before its request was sent");
+      return PROTO_E_UNEXPECTED_TYPE;
+    }
+    if (h->payload_length != w->payload_bytes) {
+      conn_why(c,
+               "RESPONSE %" PRIu64 " with a %" PRIu32
+               "-byte payload (expected %" PRIu32 ")",
+               h->sequence, h->payload_length, w->payload_bytes);
+      return PROTO_E_BAD_LENGTH;
+    }
     return 0;
+  }
 
   switch (cl->state) {
   case CLIENT_HELLO_ACK:
@@ -87,38 +117,7 @@ static int client_header(struct conn *c, const struct proto_header *h)
     return 0;
 
   case CLIENT_SESSION:
-    if (h->type != PROTO_RESPONSE)
-      break;
-    if (cl->next_recv > cl->total) {
-      conn_why(c,
-               "RESPONSE with sequence %" PRIu64
-               " after every response (no request is outstanding)",
-               h->sequence);
-      return PROTO_E_UNEXPECTED_TYPE;
-    }
-    /* Requests are refilled at the end of each read batch, so within one
-     * batch the next request may not be written yet: the sequence is
-     * still checked against it first (protocol/vectors/invalid.json,
-     * response_skipped_after_valid), and an answer to a request not yet
-     * sent is a frame not allowed here. */
-    if (h->sequence != cl->next_recv) {
-      conn_why(c, "RESPONSE with sequence %" PRIu64 " (expected %" PRIu64 ")",
-               h->sequence, cl->next_recv);
-      return PROTO_E_WRONG_SEQUENCE;
-    }
-    if (cl->next_recv == cl->next_send) {
-      conn_why(c, "RESPONSE %" PRIu64 " before its request was sent",
-               h->sequence);
-      return PROTO_E_UNEXPECTED_TYPE;
-    }
-    if (h->payload_length != w->payload_bytes) {
-      conn_why(c,
-               "RESPONSE %" PRIu64 " with a %" PRIu32
-               "-byte payload (expected %" PRIu32 ")",
-               h->sequence, h->payload_length, w->payload_bytes);
-      return PROTO_E_BAD_LENGTH;
-    }
-    return 0;
+    break;
 
   case CLIENT_BYE_ACK:
     if (h->type != PROTO_BYE_ACK)
@@ -134,15 +133,11 @@ static int client_header(struct conn *c, const struct proto_header *h)
   case CLIENT_DONE:
     break;
   }
-  if (h->type == PROTO_RESPONSE)
-    conn_why(
-        c, "RESPONSE with sequence %" PRIu64 " while no request is outstanding",
-        h->sequence);
-  else
-    conn_why(c, "frame type %u not allowed here (%s)", h->type,
-             cl->state == CLIENT_HELLO_ACK ? "expected HELLO_ACK"
-             : cl->state == CLIENT_BYE_ACK ? "expected BYE_ACK"
-                                           : "expected RESPONSE");
+  conn_why(c, "frame type %u not allowed here (%s)", h->type,
+           cl->state == CLIENT_HELLO_ACK ? "expected HELLO_ACK"
+           : cl->state == CLIENT_BYE_ACK ? "expected BYE_ACK"
+           : cl->state == CLIENT_DONE    ? "after BYE_ACK"
+                                         : "expected RESPONSE");
   return PROTO_E_UNEXPECTED_TYPE;
 }
 
@@ -196,7 +191,7 @@ static int client_frame(struct conn *c, const struct proto_header *h,
     return 0;
   }
 
-  if (h->type == PROTO_BYE_ACK) {
+  {
     struct proto_counts ack;
     const struct proto_counts *own = &cl->counts;
     proto_counts_decode(payload, &ack);
@@ -216,19 +211,11 @@ static int client_frame(struct conn *c, const struct proto_header *h,
     }
     cl->counts.bytes_received += size;
     cl->frames_received++;
+    /* The rest of this read is still checked (a frame after BYE_ACK is
+     * rejected); the batch then closes, the client first (SPEC.md
+     * section 3). */
     cl->state = CLIENT_DONE;
-    /* The client closes first (SPEC.md section 3). */
-    conn_close(c);
     return 0;
-  }
-
-  {
-    uint16_t code = 0;
-    char reason[PROTO_MAX_REASON_BYTES + 1];
-    proto_error_decode(payload, h->payload_length, &code, reason,
-                       sizeof reason);
-    conn_why(c, "the server sent ERROR code %u: %s", code, reason);
-    return PROTO_E_PEER_ERROR;
   }
 }
 
@@ -242,6 +229,10 @@ static void client_pump(struct conn *c)
   const uint32_t payload = w->payload_bytes;
   const size_t frame = PROTO_HEADER_BYTES + (size_t)payload;
 
+  if (cl->state == CLIENT_DONE) {
+    conn_close(c);
+    return;
+  }
   while (cl->state == CLIENT_SESSION && !c->writing && !c->stopped) {
     /* Warm-up requests 1..W first; the measured ones only once every
      * warm-up response has arrived, so none is in flight at the start. */

@@ -220,8 +220,32 @@ static void conn_why_header(struct conn *c, const uint8_t *p)
            p[1], (unsigned)((p[2] << 8) | p[3]), length);
 }
 
+/* An ERROR frame is peer_error from its header on (SPEC.md section 3):
+ * the code and as much of the reason as has arrived (avail bytes of the
+ * frame at p). */
+static void conn_why_peer_error(struct conn *c, const uint8_t *p, size_t avail,
+                                const struct proto_header *h)
+{
+  const char *peer = strcmp(c->prog, "client") == 0 ? "server" : "client";
+  size_t have = avail - PROTO_HEADER_BYTES;
+  uint16_t code = 0;
+  char reason[PROTO_MAX_REASON_BYTES + 1];
+
+  if (have > h->payload_length)
+    have = h->payload_length;
+  if (have < 2) {
+    conn_why(c, "the %s sent an ERROR frame (its code did not arrive)", peer);
+    return;
+  }
+  proto_error_decode(p + PROTO_HEADER_BYTES, have, &code, reason,
+                     sizeof reason);
+  conn_why(c, "the %s sent ERROR code %u: %s%s", peer, code, reason,
+           have < h->payload_length ? " (the rest did not arrive)" : "");
+}
+
 /* Frames every complete frame in the read buffer, then hands the batch to
- * the role so that it answers all of them with one write. */
+ * the role so that it answers all of them with one write. Every check
+ * but the payload's is made as soon as a frame's header is in. */
 static void conn_process(struct conn *c)
 {
   size_t off = 0;
@@ -234,11 +258,6 @@ static void conn_process(struct conn *c)
     long n = proto_frame_peek(p, avail, &h);
     int err;
 
-    if (c->input_closed && avail > 0) {
-      conn_why(c, "%zu bytes after the end of the session", avail);
-      conn_fail(c, PROTO_E_UNEXPECTED_TYPE);
-      return;
-    }
     if (n < 0) {
       conn_why_header(c, p);
       conn_fail(c, (int)n);
@@ -246,6 +265,11 @@ static void conn_process(struct conn *c)
     }
     if (avail < PROTO_HEADER_BYTES)
       break;
+    if (h.type == PROTO_ERROR) {
+      conn_why_peer_error(c, p, avail, &h);
+      conn_fail(c, PROTO_E_PEER_ERROR);
+      return;
+    }
     err = c->ops->header(c, &h);
     if (err) {
       conn_fail(c, err);

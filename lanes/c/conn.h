@@ -22,16 +22,18 @@
 struct conn;
 
 struct conn_ops {
-  /* A frame's 16 header bytes have arrived and passed the codec's checks:
-   * decides, before the payload arrives, whether this type, sequence and
-   * length are allowed here. Must not change the session's state: it runs
-   * again for the same frame when the payload comes in a later read.
-   * Returns 0, or a negative proto_error with conn_why() called. The
-   * length it accepts must fit conn_reserve()'s size. */
+  /* A frame's 16 header bytes have arrived and passed the codec's checks,
+   * and it is not an ERROR frame (conn rejects those as peer_error from
+   * the header on): decides, before the payload arrives, whether this
+   * type, sequence and length are allowed here. Must not change the
+   * session's state: it runs again for the same frame when the payload
+   * comes in a later read. Returns 0, or a negative proto_error with
+   * conn_why() called. The length it accepts must fit conn_reserve()'s
+   * size. */
   int (*header)(struct conn *c, const struct proto_header *h);
   /* A whole frame whose header passed header(); payload is valid only
    * during the call. Returns 0, or a negative proto_error with conn_why()
-   * called; may call conn_close() to end the session successfully. */
+   * called. */
   int (*frame)(struct conn *c, const struct proto_header *h,
                const uint8_t *payload);
   /* Every complete frame of one read was handled: time to write. */
@@ -65,10 +67,6 @@ struct conn {
    * next read could not be buffered), or keep reading (the client, which
    * must drain responses for the server's write to complete). */
   int pause_reads_while_writing;
-
-  /* The session allows no more input: any byte that arrives is rejected
-   * (unexpected_type) without waiting for a whole frame. */
-  int input_closed;
 
   int started;    /* reading was started */
   int stopped;    /* conn_close() or conn_fail() was called */

@@ -32,11 +32,7 @@ static int server_header(struct conn *c, const struct proto_header *h)
 {
   struct server *s = (struct server *)c;
 
-  /* An ERROR frame is allowed anywhere and reported as peer_error
-   * whatever its sequence; the codec has checked its length (2..514). */
-  if (h->type == PROTO_ERROR)
-    return 0;
-
+  /* An ERROR frame never gets here: conn reports it as peer_error. */
   switch (s->state) {
   case SERVER_HELLO:
     if (h->type != PROTO_HELLO) {
@@ -91,6 +87,8 @@ static int server_header(struct conn *c, const struct proto_header *h)
   case SERVER_CLOSING:
     break;
   }
+  /* A frame after BYE, from its header on; fewer than 16 bytes and then
+   * the end of stream are truncated (conn's end-of-stream check). */
   conn_why(c, "frame type %u after BYE (expected the end of stream)", h->type);
   return PROTO_E_UNEXPECTED_TYPE;
 }
@@ -155,7 +153,6 @@ static int server_bye(struct server *s, const uint8_t *payload)
   }
   own->bytes_sent += PROTO_HEADER_BYTES + PROTO_COUNTS_BYTES;
   s->state = SERVER_CLOSING;
-  c->input_closed = 1; /* any byte after BYE is a violation */
   return 0;
 }
 
@@ -195,17 +192,8 @@ static int server_frame(struct conn *c, const struct proto_header *h,
   }
   if (h->type == PROTO_HELLO)
     return server_hello(s, payload);
-  if (h->type == PROTO_BYE)
-    return server_bye(s, payload);
-  /* ERROR: header() let nothing else through. */
-  {
-    uint16_t code = 0;
-    char reason[PROTO_MAX_REASON_BYTES + 1];
-    proto_error_decode(payload, h->payload_length, &code, reason,
-                       sizeof reason);
-    conn_why(c, "the client sent ERROR code %u: %s", code, reason);
-    return PROTO_E_PEER_ERROR;
-  }
+  /* header() let nothing else through. */
+  return server_bye(s, payload);
 }
 
 static void server_batch(struct conn *c)
