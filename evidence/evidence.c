@@ -9,6 +9,7 @@
 #include <uv.h>
 
 #include "evidence/sanitize.h"
+#include "evidence/compare.h"
 #include "evidence/stats.h"
 
 #define TEXT_MAX 20000
@@ -320,7 +321,72 @@ static json_object *lane_summary_json(const struct evidence_lane *lane)
   put(o, "server_cpu_ns_median",
       st.server_cpu.n ? json_object_new_int64((int64_t)st.server_cpu.median)
                       : NULL);
+  {
+    char why[256];
+    int stable = compare_stable(lane, why, sizeof(why));
+    put(o, "stable", stable < 0 ? NULL : json_object_new_boolean(stable));
+    put(o, "unstable_reasons",
+        stable == 0 ? json_object_new_string(why) : NULL);
+    put(o, "min_max_interval_confidence",
+        st.timed > 0 ? json_object_new_double(compare_minmax_coverage(st.timed))
+                     : NULL);
+  }
   return o;
+}
+
+static const struct evidence_lane *find_lane(const struct evidence_run *run,
+                                             const char *name)
+{
+  for (int i = 0; i < run->nlanes; i++)
+    if (strcmp(run->lanes[i].name, name) == 0)
+      return &run->lanes[i];
+  return NULL;
+}
+
+static void add_comparison(json_object *all, const struct evidence_lane *a,
+                           const struct evidence_lane *b)
+{
+  struct compare_result r;
+  json_object *o;
+  char key[160];
+
+  if (a == NULL || b == NULL || a == b || compare_lanes(a, b, &r) != 0)
+    return;
+  snprintf(key, sizeof(key), "%s vs %s", a->name, b->name);
+  o = json_object_new_object();
+  put(o, "lane", json_object_new_string(a->name));
+  put(o, "reference", json_object_new_string(b->name));
+  put(o, "ratio_of_medians", json_object_new_double(r.ratio));
+  put(o, "mann_whitney_u", json_object_new_double(r.u));
+  put(o, "p_value_exact", json_object_new_double(r.p));
+  put(o, "verdict", json_object_new_string(r.verdict));
+  put(all, key, o);
+}
+
+/* Each lane against c-c, and the same-runtime lanes against each other.
+ * None for a smoke run: its timings are not evidence. */
+static json_object *comparisons_json(const struct evidence_run *run)
+{
+  const struct evidence_lane *ref = find_lane(run, EVIDENCE_REFERENCE_LANE);
+  json_object *all;
+
+  if (!run->performance_claims)
+    return NULL;
+  all = json_object_new_object();
+  for (int i = 0; i < run->nlanes; i++)
+    add_comparison(all, &run->lanes[i], ref);
+  for (int i = 0; i < run->nlanes; i++) {
+    const struct evidence_lane *a = &run->lanes[i];
+    if (strcmp(a->client_runtime, a->server_runtime) != 0)
+      continue;
+    for (int j = i + 1; j < run->nlanes; j++) {
+      const struct evidence_lane *b = &run->lanes[j];
+      if (strcmp(b->client_runtime, b->server_runtime) == 0 && a != ref &&
+          b != ref)
+        add_comparison(all, b, a);
+    }
+  }
+  return all;
 }
 
 void evidence_cleanliness(const struct evidence_run *run,
@@ -449,6 +515,8 @@ static json_object *document(const struct evidence_run *run)
     put(lanes, lane->name, lo);
   }
   put(doc, "lanes", lanes);
+
+  put(doc, "comparisons", comparisons_json(run));
 
   evidence_cleanliness(run, &cl);
   o = json_object_new_object();

@@ -15,6 +15,9 @@
 
 #define EVIDENCE_SCHEMA_VERSION 1
 
+/* The lane every other is compared with. */
+#define EVIDENCE_REFERENCE_LANE "c-c"
+
 struct evidence_sample {
   int round;       /* 1-based */
   int order;       /* position in its round's shuffled order, 1-based */

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "evidence/compare.h"
 #include "evidence/stats.h"
 
 static void mib(char *out, size_t len, double bytes, int n)
@@ -69,6 +70,160 @@ static void print_baseline_ratios(FILE *f, const struct evidence_run *run)
   }
 }
 
+static const struct evidence_lane *lane_of(const struct evidence_run *run,
+                                           const char *client,
+                                           const char *server)
+{
+  for (int l = 0; l < run->nlanes; l++)
+    if (strcmp(run->lanes[l].client_runtime, client) == 0 &&
+        strcmp(run->lanes[l].server_runtime, server) == 0)
+      return &run->lanes[l];
+  return NULL;
+}
+
+static void size_text(char *out, size_t len, int64_t bytes)
+{
+  if (bytes >= 1048576)
+    snprintf(out, len, "%.1f MiB", (double)bytes / 1048576.0);
+  else
+    snprintf(out, len, "%.1f KiB", (double)bytes / 1024.0);
+}
+
+/* Client runtime x server runtime, the median time of each lane. */
+static void print_matrix_table(FILE *f, const struct evidence_run *run)
+{
+  int cells = 0;
+
+  for (int l = 0; l < run->nlanes; l++)
+    cells += strcmp(run->lanes[l].client_runtime,
+                    run->lanes[l].server_runtime) != 0;
+  if (cells == 0 || run->nruntimes < 2)
+    return;
+  fprintf(f, "\nmedian ns per round trip (also ms per million round "
+             "trips), [min-max]:\n\n| client \\ server |");
+  for (int s = 0; s < run->nruntimes; s++)
+    fprintf(f, " %s |", run->runtimes[s]->name);
+  fprintf(f, "\n| --- |");
+  for (int s = 0; s < run->nruntimes; s++)
+    fprintf(f, " --- |");
+  fprintf(f, "\n");
+  for (int c = 0; c < run->nruntimes; c++) {
+    fprintf(f, "| %s |", run->runtimes[c]->name);
+    for (int s = 0; s < run->nruntimes; s++) {
+      const struct evidence_lane *lane =
+          lane_of(run, run->runtimes[c]->name, run->runtimes[s]->name);
+      struct stats_lane st;
+      if (lane == NULL) {
+        fprintf(f, " |");
+        continue;
+      }
+      stats_lane_compute(lane->samples, lane->nsamples, &st);
+      if (st.timed > 0 && st.failed == 0)
+        fprintf(f, " %.0f [%.0f-%.0f] |", st.ns_per_rt.median,
+                st.ns_per_rt.min, st.ns_per_rt.max);
+      else
+        fprintf(f, " %s |", stats_lane_status(lane, &st));
+    }
+    fprintf(f, "\n");
+  }
+}
+
+/* Same-runtime lanes: what the client and the server of one runtime
+ * cost when they talk to each other. */
+static void print_memory_table(FILE *f, const struct evidence_run *run)
+{
+  int header = 0;
+
+  for (int r = 0; r < run->nruntimes; r++) {
+    const char *name = run->runtimes[r]->name;
+    const struct evidence_lane *lane = lane_of(run, name, name);
+    struct stats_lane st;
+    char c[32], s[32], cc[32], sc[32];
+    if (lane == NULL)
+      continue;
+    stats_lane_compute(lane->samples, lane->nsamples, &st);
+    if (st.client_rss.n == 0)
+      continue;
+    if (!header++)
+      fprintf(f, "\nsame-runtime lanes, median peak RSS and CPU, client / "
+                 "server:\n\n| runtime | peak RSS | CPU |\n"
+                 "| --- | --- | --- |\n");
+    mib(c, sizeof(c), st.client_rss.median, st.client_rss.n);
+    mib(s, sizeof(s), st.server_rss.median, st.server_rss.n);
+    ms(cc, sizeof(cc), st.client_cpu.median, st.client_cpu.n);
+    ms(sc, sizeof(sc), st.server_cpu.median, st.server_cpu.n);
+    fprintf(f, "| %s | %s / %s | %s / %s |\n", name, c, s, cc, sc);
+  }
+}
+
+static void print_packages_table(FILE *f, const struct evidence_run *run)
+{
+  if (run->npackages == 0 && !run->packages_skipped)
+    return;
+  if (run->packages_skipped) {
+    fprintf(f, "\npackages: not measured (--no-packages)\n");
+    return;
+  }
+  fprintf(f, "\npackages:\n\n| runtime | artifact | packed | unpacked | "
+             "files | sha256 | reproducible |\n| --- | --- | --- | --- | "
+             "--- | --- | --- |\n");
+  for (int i = 0; i < run->npackages; i++) {
+    const struct prepare_package *p = &run->packages[i];
+    char packed[32], unpacked[32];
+    if (!p->measured) {
+      fprintf(f, "| %s | failed: %s | | | | | |\n", p->runtime->name,
+              p->error);
+      continue;
+    }
+    size_text(packed, sizeof(packed), p->package.packed_bytes);
+    size_text(unpacked, sizeof(unpacked), p->package.unpacked_bytes);
+    fprintf(f, "| %s | %s | %s | %s | %d | %.12s | %s |\n", p->runtime->name,
+            p->package.file_name, packed, unpacked, p->package.file_count,
+            p->package.sha256,
+            p->reproducible < 0 ? "unknown"
+            : p->reproducible   ? "yes"
+                                : "no: a second pack differs");
+  }
+}
+
+static void print_comparisons(FILE *f, const struct evidence_run *run)
+{
+  const struct evidence_lane *ref = NULL;
+  struct compare_result r;
+  int n = 0, any = 0;
+
+  if (!run->performance_claims)
+    return;
+  for (int l = 0; l < run->nlanes; l++)
+    if (strcmp(run->lanes[l].name, EVIDENCE_REFERENCE_LANE) == 0)
+      ref = &run->lanes[l];
+  for (int l = 0; l < run->nlanes; l++) {
+    const struct evidence_lane *lane = &run->lanes[l];
+    char why[256];
+    if (compare_stable(lane, why, sizeof(why)) == 0)
+      fprintf(f, "%s%s: not stable: %s\n", any++ ? "" : "\n", lane->name,
+              why);
+  }
+  for (int l = 0; l < run->nlanes; l++)
+    if (run->lanes[l].nsamples > n)
+      n = run->lanes[l].nsamples;
+  if (ref == NULL)
+    return;
+  fprintf(f, "\nagainst %s (ratio of medians; exact Mann-Whitney U, two-"
+             "sided, 0.05; within 5%%: tie; ~: not significant):\n",
+          ref->name);
+  for (int l = 0; l < run->nlanes; l++) {
+    const struct evidence_lane *lane = &run->lanes[l];
+    if (lane == ref || compare_lanes(lane, ref, &r) != 0)
+      continue;
+    fprintf(f, "  %-17s %6.2fx  %-6s U=%g p=%.3f\n", lane->name, r.ratio,
+            r.verdict, r.u, r.p);
+  }
+  if (n > 1)
+    fprintf(f, "with %d samples, [min, max] is a %.2f%% interval for the "
+               "median\n", n, compare_minmax_coverage(n) * 100);
+}
+
 int summary_all_passed(const struct evidence_run *run)
 {
   struct evidence_cleanliness c;
@@ -129,7 +284,6 @@ void summary_print(FILE *f, const struct evidence_run *run)
     if (lane->unavailable_reason)
       unavailable++;
   }
-  print_baseline_ratios(f, run);
   fprintf(f, "peak RSS: exact = the peer's own peak as it exited; sampled = "
              "the last reading while it ran (a lower bound)\n");
   for (int l = 0; l < run->nlanes; l++) {
@@ -155,6 +309,11 @@ void summary_print(FILE *f, const struct evidence_run *run)
               repro);
     }
   }
+  print_matrix_table(f, run);
+  print_memory_table(f, run);
+  print_packages_table(f, run);
+  print_comparisons(f, run);
+  print_baseline_ratios(f, run);
   if (unavailable)
     fprintf(f, "\n%d lane%s unavailable (not run; see above)\n", unavailable,
             unavailable == 1 ? "" : "s");

@@ -1,0 +1,142 @@
+#include "evidence/compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evidence/stats.h"
+
+/* Times of the passed samples of a lane, in round order. */
+static int lane_times(const struct evidence_lane *lane, double *out, int max)
+{
+  int n = 0;
+  for (int i = 0; i < lane->nsamples && n < max; i++) {
+    const struct sample_result *r = &lane->samples[i].result;
+    if (r->status == SAMPLE_PASSED && r->have_result &&
+        r->result.round_trips > 0)
+      out[n++] = (double)r->result.elapsed_ns / (double)r->result.round_trips;
+  }
+  return n;
+}
+
+/* P(U1 <= u_obs) when all arrangements of na a's and nb b's are equally
+ * likely. N(m, n, u), the arrangements of m a's and n b's with U1 = u,
+ * follows from where the largest value falls: an a beats all n b's, a b
+ * adds nothing, so N(m, n, u) = N(m-1, n, u-n) + N(m, n-1, u). Returns -1
+ * when out of memory. */
+static double u_cdf(int na, int nb, double u_obs)
+{
+  int umax = na * nb, w = umax + 1;
+  double *prev = calloc((size_t)(nb + 1) * (size_t)w, sizeof(double));
+  double *cur = calloc((size_t)(nb + 1) * (size_t)w, sizeof(double));
+  double total = 0, below = 0, *t;
+
+  if (prev == NULL || cur == NULL) {
+    free(prev);
+    free(cur);
+    return -1;
+  }
+  for (int n = 0; n <= nb; n++)
+    prev[n * w] = 1; /* m = 0: one arrangement, U1 = 0 */
+  for (int m = 1; m <= na; m++) {
+    for (int n = 0; n <= nb; n++) {
+      for (int u = 0; u <= umax; u++) {
+        double v = u >= n ? prev[n * w + u - n] : 0;
+        if (n > 0)
+          v += cur[(n - 1) * w + u];
+        cur[n * w + u] = v;
+      }
+    }
+    t = prev;
+    prev = cur;
+    cur = t;
+  }
+  for (int u = 0; u <= umax; u++) {
+    total += prev[nb * w + u];
+    if (u <= u_obs + 1e-9)
+      below += prev[nb * w + u];
+  }
+  free(prev);
+  free(cur);
+  return total > 0 ? below / total : 1;
+}
+
+int compare_mann_whitney(const double *a, int na, const double *b, int nb,
+                         double *u, double *p)
+{
+  double u1 = 0;
+
+  if (na < 1 || nb < 1 || na > COMPARE_MAX_SAMPLES ||
+      nb > COMPARE_MAX_SAMPLES)
+    return -1;
+  for (int i = 0; i < na; i++)
+    for (int j = 0; j < nb; j++)
+      u1 += a[i] > b[j] ? 1 : a[i] == b[j] ? 0.5 : 0;
+  double cdf;
+
+  *u = fmin(u1, (double)na * nb - u1);
+  cdf = u_cdf(na, nb, floor(*u));
+  if (cdf < 0)
+    return -1;
+  *p = fmin(1.0, 2.0 * cdf);
+  return 0;
+}
+
+int compare_lanes(const struct evidence_lane *lane,
+                  const struct evidence_lane *ref, struct compare_result *r)
+{
+  double a[COMPARE_MAX_SAMPLES], b[COMPARE_MAX_SAMPLES];
+  struct stats_figure fa, fb;
+  int na = lane_times(lane, a, COMPARE_MAX_SAMPLES);
+  int nb = lane_times(ref, b, COMPARE_MAX_SAMPLES);
+
+  memset(r, 0, sizeof(*r));
+  if (na == 0 || nb == 0 || compare_mann_whitney(a, na, b, nb, &r->u,
+                                                 &r->p) != 0)
+    return -1;
+  stats_figure_of(a, na, &fa);
+  stats_figure_of(b, nb, &fb);
+  r->ratio = fb.median > 0 ? fa.median / fb.median : 0;
+  if (fabs(r->ratio - 1.0) <= COMPARE_TIE_RATIO)
+    r->verdict = "tie";
+  else if (r->p < COMPARE_ALPHA)
+    r->verdict = r->ratio < 1 ? "faster" : "slower";
+  else
+    r->verdict = "~";
+  return 0;
+}
+
+int compare_stable(const struct evidence_lane *lane, char *why,
+                   size_t whylen)
+{
+  double t[COMPARE_MAX_SAMPLES], first;
+  struct stats_figure f;
+  int n = lane_times(lane, t, COMPARE_MAX_SAMPLES), stable = 1;
+  size_t used = 0;
+
+  why[0] = '\0';
+  if (n < 2)
+    return -1;
+  first = t[0]; /* round 1: samples are stored in round order */
+  stats_figure_of(t, n, &f);
+  if (f.min > 0 && f.max / f.min > COMPARE_MAX_SPREAD) {
+    stable = 0;
+    used += (size_t)snprintf(why + used, whylen - used,
+                             "max/min %.2f > %.1f", f.max / f.min,
+                             COMPARE_MAX_SPREAD);
+  }
+  if (n >= 3 && first == f.max && first > f.median * 1.1) {
+    stable = 0;
+    if (used < whylen)
+      snprintf(why + used, whylen - used,
+               "%sthe first sample is the slowest, %.0f%% over the median",
+               used ? "; " : "", (first / f.median - 1) * 100);
+  }
+  return stable;
+}
+
+double compare_minmax_coverage(int n)
+{
+  return n < 1 ? 0 : 1.0 - 2.0 * pow(0.5, n);
+}
