@@ -235,6 +235,33 @@ impl Client {
         if h.ty == codec::ERROR {
             return Err(codec::peer_error_partial(h, avail));
         }
+        // A RESPONSE's sequence comes before anything else about it, also
+        // before HELLO_ACK and after the last response: it must be the
+        // previous response's plus 1 (1 before HELLO_ACK, W + N + 1 once
+        // every response is in), whether or not that request was sent.
+        if h.ty == codec::RESPONSE
+            && self.phase != ClientPhase::Running
+            && self.phase != ClientPhase::Done
+        {
+            if h.seq != self.expect {
+                return Err(Rejection::new(
+                    Reject::WrongSequence,
+                    format!("RESPONSE with sequence {}, expected {}", h.seq, self.expect),
+                ));
+            }
+            return Err(Rejection::new(
+                Reject::UnexpectedType,
+                format!(
+                    "RESPONSE {} {}",
+                    h.seq,
+                    if self.phase == ClientPhase::AwaitHelloAck {
+                        "before HELLO_ACK, its request not sent yet"
+                    } else {
+                        "after every response, expected BYE_ACK"
+                    }
+                ),
+            ));
+        }
         match self.phase {
             ClientPhase::AwaitHelloAck => {
                 if h.ty != codec::HELLO_ACK {
@@ -285,12 +312,6 @@ impl Client {
                 Ok(())
             }
             ClientPhase::AwaitByeAck => {
-                if h.ty == codec::RESPONSE {
-                    return Err(Rejection::new(
-                        Reject::UnexpectedType,
-                        format!("RESPONSE {} after every response, expected BYE_ACK", h.seq),
-                    ));
-                }
                 if h.ty != codec::BYE_ACK {
                     return Err(unexpected(h.ty, "BYE_ACK"));
                 }

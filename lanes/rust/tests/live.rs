@@ -618,6 +618,23 @@ fn bad_flags_exit_2() {
             })
             .collect(),
     ];
+    // Numbers outside SPEC.md's limits.
+    let with = |flag: &str, value: &'static str| -> Vec<&'static str> {
+        let mut v: Vec<&str> = ok.to_vec();
+        let i = v.iter().position(|a| *a == flag).unwrap();
+        v[i + 1] = value;
+        v
+    };
+    let mut cases = cases;
+    cases.extend([
+        with("--round-trips", "0"),
+        with("--max-in-flight", "0"),
+        with("--max-in-flight", "65537"),
+        with("--payload-bytes", "1048577"),
+        with("--round-trips", "4611686018427387904"),
+        with("--warmup", "18446744073709551615"),
+        with("--round-trips", "18446744073709551616"),
+    ]);
     for args in cases {
         let f = run_args(CLIENT, &args);
         assert_eq!(

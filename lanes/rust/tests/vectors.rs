@@ -208,7 +208,16 @@ fn frames() {
             codec::REQUEST => assert!(payload::check(body, seq), "{}", name),
             codec::RESPONSE => assert!(payload::check_response(body, seq), "{}", name),
             codec::BYE | codec::BYE_ACK => {
-                assert_eq!(Counts::decode(body), counts(c.at("counts")), "{}", name)
+                assert_eq!(Counts::decode(body), counts(c.at("counts")), "{}", name);
+                // The counts that close a session of `session`, modulo 2^64.
+                if let Some(s) = c.get("session") {
+                    assert_eq!(
+                        workload(s).expected_counts(ty == codec::BYE_ACK),
+                        counts(c.at("counts")),
+                        "{}: the session's counts",
+                        name
+                    );
+                }
             }
             _ => {
                 let (code, reason) = codec::decode_error(body);
@@ -355,18 +364,51 @@ enum Receiver {
     Client(Client),
 }
 
+/// A server that has received every request and a correct BYE, and
+/// answered BYE_ACK.
+fn server_after_bye(w: Workload) -> Server {
+    let mut server = server_expecting_request(w, w.total() + 1);
+    let mut rb = new_buf();
+    let mut bye = Vec::new();
+    codec::encode_frame(
+        &mut bye,
+        codec::BYE,
+        w.total() + 1,
+        &w.expected_counts(false).encode(),
+    );
+    rb.push(&bye);
+    feed_server(&mut server, &mut rb, &mut Vec::new()).unwrap();
+    assert_eq!(server.state(), ServerState::AfterByeAck);
+    server
+}
+
 fn replay(case: &Json, chunk: usize) -> Result<(), Rejection> {
     let state = case.at("state").str();
     let w = case.get("workload").map(workload);
     let seq = case.get("sequence").map(|s| s.u64());
     let input = case.at("input").hex();
     let eof = case.at("eof").bool();
+    if state == "any" {
+        return bare_parse(&input, chunk, eof);
+    }
+    replay_in(state, w, seq, &input, chunk, eof)
+}
+
+/// `input` (then the end of stream when `eof`) to a receiver in `state`.
+fn replay_in(
+    state: &str,
+    w: Option<Workload>,
+    seq: Option<u64>,
+    input: &[u8],
+    chunk: usize,
+    eof: bool,
+) -> Result<(), Rejection> {
     let mut receiver = match state {
-        "any" => return bare_parse(&input, chunk, eof),
         "server_expecting_hello" => Receiver::Server(Server::new()),
         "server_expecting_request" => {
             Receiver::Server(server_expecting_request(w.unwrap(), seq.unwrap()))
         }
+        "server_after_bye" => Receiver::Server(server_after_bye(w.unwrap())),
         "client_expecting_hello_ack" => {
             let mut client = Client::new(w.unwrap());
             client.hello(&mut Vec::new());
@@ -385,7 +427,7 @@ fn replay(case: &Json, chunk: usize) -> Result<(), Rejection> {
     };
     let mut rb = new_buf();
     let mut out = Vec::new();
-    for piece in pieces(&input, chunk) {
+    for piece in pieces(input, chunk) {
         rb.push(piece);
         match &mut receiver {
             Receiver::Server(s) => feed_server(s, &mut rb, &mut out)?,
@@ -401,6 +443,15 @@ fn replay(case: &Json, chunk: usize) -> Result<(), Rejection> {
     Ok(())
 }
 
+const SESSION_STATES: [&str; 6] = [
+    "server_expecting_hello",
+    "server_expecting_request",
+    "server_after_bye",
+    "client_expecting_hello_ack",
+    "client_expecting_response",
+    "client_expecting_bye_ack",
+];
+
 #[test]
 fn invalid() {
     let cases = vector_cases("invalid.json");
@@ -410,6 +461,28 @@ fn invalid() {
         let want = Reject::from_name(c.at("rejection").str())
             .unwrap_or_else(|| panic!("{}: unknown rejection name", name));
         seen.insert(want);
+        // A header check comes first: an `any` case other than a cut is
+        // rejected the same way in every session state.
+        if c.at("state").str() == "any" && want != Reject::Truncated {
+            let w = Workload {
+                warmup: 2,
+                round_trips: 3,
+                payload_bytes: 5,
+                max_in_flight: 2,
+            };
+            let input = c.at("input").hex();
+            for state in SESSION_STATES {
+                let r = replay_in(
+                    state,
+                    Some(w),
+                    Some(2),
+                    &input,
+                    usize::MAX,
+                    c.at("eof").bool(),
+                );
+                assert_eq!(r.map_err(|r| r.kind), Err(want), "{} in {}", name, state);
+            }
+        }
         for chunk in CHUNKS {
             match replay(c, chunk) {
                 Ok(()) => panic!(
@@ -660,4 +733,27 @@ fn session_checks_at_the_header() {
         client_case(2, header(codec::ERROR, 2, 0)),
         Some(Reject::PeerError)
     );
+
+    // Before HELLO_ACK and after the last response the sequence still
+    // comes first: 1, then W + N + 1, would be next.
+    let mut client = Client::new(w);
+    client.hello(&mut Vec::new());
+    let r = client
+        .process(&header(codec::RESPONSE, 100, 3))
+        .unwrap_err();
+    assert_eq!(r.kind, Reject::WrongSequence, "{}", r);
+    let r = client
+        .process(&header(codec::RESPONSE, 100, 1))
+        .unwrap_err();
+    assert_eq!(r.kind, Reject::UnexpectedType, "{}", r);
+    let client_done = || client_expecting_response(w, w.total() + 1);
+    assert_eq!(client_done().phase(), ClientPhase::AwaitByeAck);
+    let r = client_done()
+        .process(&header(codec::RESPONSE, 100, w.total()))
+        .unwrap_err();
+    assert_eq!(r.kind, Reject::WrongSequence, "{}", r);
+    let r = client_done()
+        .process(&header(codec::RESPONSE, 100, w.total() + 1))
+        .unwrap_err();
+    assert_eq!(r.kind, Reject::UnexpectedType, "{}", r);
 }
