@@ -2,6 +2,7 @@
  * line, the client's result line, summaries, and scrubbing of evidence. */
 #include <string.h>
 
+#include "evidence/compare.h"
 #include "evidence/sanitize.h"
 #include "evidence/stats.h"
 #include "runner/capture.h"
@@ -59,7 +60,6 @@ static void test_glob_and_select(void)
     snprintf(l.runtimes[i].name, sizeof(l.runtimes[i].name), "%s",
              names[i]);
     l.runtimes[i].hidden = i == 2;
-    l.runtimes[i].available = 1;
   }
   l.nruntimes = 3;
   n = lanes_select(&l, NULL, out, 16, err, sizeof(err));
@@ -211,6 +211,32 @@ static void test_stats(void)
   TAP_OK(f.n == 0, "no values, no figure");
 }
 
+static void test_mann_whitney(void)
+{
+  double a[] = {1, 2, 3, 4, 5}, b[] = {6, 7, 8, 9, 10};
+  double c[] = {1, 2, 3, 4, 6}, d[] = {5, 7, 8, 9, 10};
+  double e[] = {1, 2, 3, 6, 7}, f[] = {4, 5, 8, 9, 10};
+  double g[] = {1, 2, 4, 5, 6}, h[] = {3, 7, 8, 9, 10};
+  double u = -1, p = -1;
+
+  TAP_OK(compare_mann_whitney(a, 5, b, 5, &u, &p) == 0 && u == 0 &&
+             p > 0.0079 && p < 0.0080,
+         "5 vs 5, fully apart: U=0, p=2/252 (%g)", p);
+  TAP_OK(compare_mann_whitney(c, 5, d, 5, &u, &p) == 0 && u == 1 && p < 0.05,
+         "U=1 is significant (p=%.4f)", p);
+  TAP_OK(compare_mann_whitney(e, 5, f, 5, &u, &p) == 0 && u == 4 && p > 0.05,
+         "U=4 is not (p=%.4f)", p);
+  TAP_OK(compare_mann_whitney(g, 5, h, 5, &u, &p) == 0 && u == 3 && p > 0.05,
+         "U=3 is not either: with 5 against 5 only U <= 2 is (p=%.4f)", p);
+  TAP_OK(compare_mann_whitney(a, 5, a, 5, &u, &p) == 0 && u == 12.5 &&
+             p == 1.0,
+         "identical samples: U=12.5, p=1");
+  TAP_OK(compare_mann_whitney(a, 0, b, 5, &u, &p) == -1,
+         "an empty side is refused");
+  TAP_OK(compare_minmax_coverage(5) == 0.9375,
+         "[min, max] of 5 samples is a 93.75%% interval for the median");
+}
+
 static void test_sanitize(void)
 {
   struct sanitize s;
@@ -237,5 +263,6 @@ int main(void)
   test_result();
   test_stats();
   test_sanitize();
+  test_mann_whitney();
   return tap_done();
 }
