@@ -30,6 +30,9 @@ endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+ifeq ($(PLATFORM),windows)
+  PKG_LIBS += -lws2_32
+endif
 UV_CFLAGS := $(shell pkg-config --cflags libuv 2>/dev/null)
 UV_LIBS := $(shell pkg-config --libs libuv 2>/dev/null)
 
