@@ -67,8 +67,10 @@ static void command_line(const struct sanitize *s, const struct peer_report *p,
   sanitize_text(s, raw, out, outlen);
 }
 
+/* keep_text 0: a passed sample's stderr is counted but not copied, so that
+ * whatever a peer prints (its environment, paths) cannot reach the file. */
 static json_object *peer_json(const struct sanitize *s,
-                              const struct peer_report *p)
+                              const struct peer_report *p, int keep_text)
 {
   json_object *o = json_object_new_object(), *exit, *cpu, *mem, *err;
   static char buf[TEXT_MAX];
@@ -116,11 +118,12 @@ static json_object *peer_json(const struct sanitize *s,
   err = json_object_new_object();
   put(err, "bytes", json_object_new_int64((int64_t)p->err.total));
   put(err, "truncated", json_object_new_boolean(capture_truncated(&p->err)));
-  if (p->err.buf != NULL)
+  if (p->err.buf != NULL && keep_text) {
     capture_text(&p->err, buf, sizeof(buf));
-  else
-    buf[0] = '\0';
-  put(err, "text", text(s, buf));
+    put(err, "text", text(s, buf));
+  } else {
+    put(err, "text", NULL);
+  }
   put(o, "stderr", err);
   put(o, "stdout_bytes", json_object_new_int64((int64_t)p->stdout_bytes));
   return o;
@@ -197,8 +200,24 @@ static json_object *sample_json(const struct evidence_run *run,
     put(checks, sample_check_name((enum check_id)i), c);
   }
   put(o, "checks", checks);
-  put(o, "server", peer_json(s, &r->server));
-  put(o, "client", peer_json(s, &r->client));
+  put(o, "server", peer_json(s, &r->server, r->status != SAMPLE_PASSED));
+  put(o, "client", peer_json(s, &r->client, r->status != SAMPLE_PASSED));
+  put(o, "retried", json_object_new_boolean(es->retried));
+  if (es->retried) {
+    const struct sample_result *f = &es->first_attempt;
+    json_object *first = json_object_new_object();
+    put(first, "status", json_object_new_string(sample_status_name(f->status)));
+    put(first, "stage", json_object_new_string(f->failure_stage
+                                                   ? f->failure_stage
+                                                   : "runner"));
+    put(first, "reason", json_object_new_string(f->failure_reason
+                                                    ? f->failure_reason
+                                                    : "error"));
+    put(first, "message", text(s, f->message));
+    put(o, "first_attempt", first);
+  } else {
+    put(o, "first_attempt", NULL);
+  }
   repro = json_object_new_object();
   evidence_reproduce(run, lane, line, sizeof(line));
   put(repro, "crossrun", text(s, line));
@@ -252,6 +271,45 @@ static json_object *package_json(const struct prepare_package *p,
     json_object_array_add(entries, e);
   }
   put(o, "entries", entries);
+  return o;
+}
+
+static json_object *str_or_null(const struct sanitize *s, const char *v)
+{
+  return v != NULL && v[0] != '\0' ? text(s, v) : NULL;
+}
+
+static json_object *provenance_json(const struct evidence_run *run,
+                                    const struct sanitize *s)
+{
+  const struct evidence_provenance *p = run->provenance;
+  json_object *o, *ci, *files;
+  char governor[64];
+
+  if (p == NULL)
+    return NULL;
+  o = json_object_new_object();
+  put(o, "commit", str_or_null(s, p->commit));
+  put(o, "branch", str_or_null(s, p->branch));
+  put(o, "clean", p->clean < 0 ? NULL : json_object_new_boolean(p->clean));
+  ci = json_object_new_object();
+  put(ci, "detected", json_object_new_boolean(p->in_ci));
+  put(ci, "provider", str_or_null(s, p->ci_provider));
+  put(ci, "workflow", str_or_null(s, p->ci_workflow));
+  put(ci, "run_id", str_or_null(s, p->ci_run_id));
+  put(ci, "run_attempt", str_or_null(s, p->ci_run_attempt));
+  put(o, "ci", ci);
+  files = json_object_new_object();
+  for (int i = 0; i < p->nmatrix; i++)
+    put(files, p->matrix[i].file, json_object_new_string(p->matrix[i].sha256));
+  put(o, "matrix_sha256", files);
+  snprintf(governor, sizeof(governor), "%s", run->machine.cpu_governor);
+  put(o, "cpu_governor", governor[0] ? json_object_new_string(governor)
+                                     : NULL);
+  put(o, "load_average_1m_at_start",
+      run->machine.load_average_1m >= 0
+          ? json_object_new_double(run->machine.load_average_1m)
+          : NULL);
   return o;
 }
 
@@ -432,6 +490,7 @@ static json_object *document(const struct evidence_run *run)
         json_object_new_string("smoke check: no performance claims; the "
                                "workload is too small for its timings to "
                                "mean anything"));
+  put(doc, "official", json_object_new_boolean(run->official));
   put(doc, "complete", json_object_new_boolean(run->complete));
   put(doc, "incomplete_reason", run->incomplete_reason
                                     ? json_object_new_string(
@@ -489,6 +548,16 @@ static json_object *document(const struct evidence_run *run)
                         "round trips only"));
   put(doc, "methods", o);
 
+  put(doc, "provenance", provenance_json(run, &s));
+  if (run->shard_count > 0) {
+    o = json_object_new_object();
+    put(o, "index", json_object_new_int(run->shard_index));
+    put(o, "count", json_object_new_int(run->shard_count));
+    put(o, "lanes_total", json_object_new_int(run->lanes_total));
+    put(doc, "shard", o);
+  } else {
+    put(doc, "shard", NULL);
+  }
   put(doc, "runtimes", runtimes_json(run, &s));
   o = json_object_new_array();
   for (int i = 0; i < run->nmatrix; i++)

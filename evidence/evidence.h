@@ -22,6 +22,27 @@ struct evidence_sample {
   int round;       /* 1-based */
   int order;       /* position in its round's shuffled order, 1-based */
   struct sample_result result;
+  int retried;     /* result is a retry; first_attempt failed */
+  struct sample_result first_attempt;
+};
+
+#define EVIDENCE_MAX_MATRIX 9
+
+/* Where a record came from: the commit, the CI run, the matrix files. */
+struct evidence_provenance {
+  char commit[64];
+  char branch[128];
+  int clean; /* 1, 0, -1 unknown */
+  int in_ci;
+  char ci_provider[32];
+  char ci_workflow[128];
+  char ci_run_id[32];
+  char ci_run_attempt[16];
+  struct {
+    char file[256]; /* relative to the root when below it */
+    char sha256[65];
+  } matrix[EVIDENCE_MAX_MATRIX];
+  int nmatrix;
 };
 
 struct evidence_lane {
@@ -30,6 +51,8 @@ struct evidence_lane {
   const char *server_runtime;
   const char *unavailable_reason; /* non-NULL: the lane could not run */
   const char *error_reason;       /* non-NULL: a runtime of it is broken */
+  const char *expected_failure;   /* --expect's reason when it failed as
+                                     expected, else NULL */
   struct evidence_sample *samples;
   int nsamples;
 };
@@ -60,6 +83,11 @@ struct evidence_run {
   int packages_skipped; /* --no-packages */
   const char *matrix_files[9]; /* as given, the default first */
   int nmatrix;
+  int official;                 /* record, not rehearsed, nothing flaky */
+  const struct evidence_provenance *provenance; /* record only */
+  int shard_index;              /* 0: not sharded */
+  int shard_count;
+  int lanes_total;              /* lanes before sharding */
 };
 
 /* Counts a run must report; all but pairs and natural exits must be 0. */

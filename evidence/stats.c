@@ -77,7 +77,10 @@ const char *stats_lane_status(const struct evidence_lane *lane,
   if (lane->nsamples == 0)
     return "not_run";
   if (st->failed > 0)
-    return "failed";
+    return lane->expected_failure ? "expected_failure" : "failed";
+  for (int i = 0; i < lane->nsamples; i++)
+    if (lane->samples[i].retried)
+      return "flaky";
   if (st->unsupported > 0)
     return "unsupported";
   return "passed";

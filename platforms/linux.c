@@ -695,6 +695,19 @@ void platform_machine_describe(struct platform_machine *m)
   read_cpu_model(m->cpu_model, sizeof(m->cpu_model));
   m->logical_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
   m->memory_bytes = (pages > 0 && page > 0) ? (int64_t)pages * page : -1;
+  m->load_average_1m = -1;
+  {
+    double load[1];
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
+                    "re");
+    if (f != NULL) {
+      if (fgets(m->cpu_governor, sizeof(m->cpu_governor), f) != NULL)
+        m->cpu_governor[strcspn(m->cpu_governor, "\n")] = '\0';
+      fclose(f);
+    }
+    if (getloadavg(load, 1) == 1)
+      m->load_average_1m = load[0];
+  }
 }
 
 const char *platform_peak_rss_method(void)

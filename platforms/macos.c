@@ -694,6 +694,10 @@ void platform_machine_describe(struct platform_machine *m)
       (sysctlbyname("hw.memsize", &memsize, &len, NULL, 0) == 0 && memsize > 0)
           ? (int64_t)memsize
           : -1;
+  {
+    double load[1];
+    m->load_average_1m = getloadavg(load, 1) == 1 ? load[0] : -1;
+  }
 }
 
 const char *platform_peak_rss_method(void)

@@ -81,6 +81,8 @@ struct platform_machine {
   char cpu_model[128];
   int logical_cpus;
   int64_t memory_bytes;
+  char cpu_governor[32];  /* "" when the OS does not tell */
+  double load_average_1m; /* -1 when the OS does not tell */
 };
 
 /* Prepares the coordinator: on Linux it becomes a child subreaper so that

@@ -1155,6 +1155,8 @@ void platform_machine_describe(struct platform_machine *m)
   memset(&ms, 0, sizeof(ms));
   ms.dwLength = sizeof(ms);
   m->memory_bytes = GlobalMemoryStatusEx(&ms) ? (int64_t)ms.ullTotalPhys : -1;
+  /* Windows has no load average and no governor in that sense. */
+  m->load_average_1m = -1;
 }
 
 const char *platform_peak_rss_method(void)

@@ -17,7 +17,7 @@ void cli_defaults(enum cli_command cmd, struct cli_options *o)
   o->progress = -1;
   o->workload.payload_bytes = 64;
   o->workload.max_in_flight = 64;
-  if (cmd == CLI_RUN) {
+  if (cmd == CLI_RUN || cmd == CLI_RECORD) {
     o->workload.warmup = 100000;
     o->workload.round_trips = 1000000;
     o->samples = 5;
@@ -50,7 +50,10 @@ void cli_apply_workload(struct cli_options *o, const struct proto_workload *w,
 
 const char *cli_command_name(enum cli_command cmd)
 {
-  return cmd == CLI_QUICK ? "quick" : cmd == CLI_RUN ? "run" : "crossrun";
+  return cmd == CLI_QUICK    ? "quick"
+         : cmd == CLI_RUN    ? "run"
+         : cmd == CLI_RECORD ? "record"
+                             : "crossrun";
 }
 
 void cli_usage(enum cli_command cmd, FILE *f)
@@ -67,6 +70,9 @@ void cli_usage(enum cli_command cmd, FILE *f)
           "check: no\n           performance claims)\n"
           "  run      measure lanes with the full workload (5 samples of 1,000,000\n"
           "           round trips by default)\n"
+          "  record   the official record: the full workload of every lane, "
+          "from a clean\n           checkout of main in CI, to "
+          "DIR/evidence-<os>-<arch>.json\n"
           "\n"
           "  crossrun COMMAND --help   options of a command\n"
           "  crossrun --version        the version\n",
@@ -74,7 +80,23 @@ void cli_usage(enum cli_command cmd, FILE *f)
     return;
   }
   fprintf(f, "usage: crossrun %s [OPTIONS]\n\n", cli_command_name(cmd));
-  if (cmd == CLI_QUICK)
+  if (cmd == CLI_RECORD)
+    fputs("Records official evidence: the full workload of every lane, run "
+          "from a clean\ncheckout of main in CI (the CI variable set), "
+          "written to\nDIR/evidence-<os>-<arch>.json. Any failed sample "
+          "means no evidence file: the\ndata goes to "
+          "DIR/rejected-<os>-<arch>.json and the run exits 1. A failed "
+          "sample\nis retried once; a lane that passes on retry is flaky, "
+          "and flaky evidence is\nnot official.\n\n"
+          "record options:\n"
+          "  --output-directory DIR  where the evidence goes (required)\n"
+          "  --rehearse            run anywhere; the file says "
+          "\"official\": false\n"
+          "  --expect FILE         known failures per lane and OS (YAML); "
+          "an unexpected\n                        failure or pass fails "
+          "the run\n\n",
+          f);
+  else if (cmd == CLI_QUICK)
     fputs("Checks every lane once with a small workload (1,000 warm-up and "
           "20,000\nmeasured round trips). A smoke check: its timings make "
           "no performance claims.\n\n",
@@ -106,6 +128,8 @@ void cli_usage(enum cli_command cmd, FILE *f)
         "  --payload-bytes N     payload bytes per frame (0 to 1048576)\n"
         "  --max-in-flight N     requests outstanding at most (1 to 65536)\n"
         "  --seed N              seed of the per-round lane order\n"
+        "  --shard K/N           run only the K-th of N deterministic parts "
+        "of the lanes\n"
         "  --ready-timeout SEC   time for a server to print READY (10)\n"
         "  --timeout SEC         time for a client to finish (quick 120, run "
         "600)\n"
@@ -186,7 +210,8 @@ static int takes_value(const char *flag)
 {
   static const char *const valued[] = {
       "--lanes",       "--out",           "--host",         "--samples",
-      "--matrix",      "--workload",
+      "--matrix",      "--workload",      "--shard",  "--output-directory",
+      "--expect",
       "--warmup",      "--round-trips",   "--payload-bytes", "--max-in-flight",
       "--seed",        "--ready-timeout", "--timeout",      "--exit-timeout",
   };
@@ -207,9 +232,11 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err,
       cmd = CLI_QUICK;
     else if (strcmp(argv[1], "run") == 0)
       cmd = CLI_RUN;
+    else if (strcmp(argv[1], "record") == 0)
+      cmd = CLI_RECORD;
     else {
-      snprintf(err, errlen, "unknown command '%s' (expected quick or run; "
-                            "see crossrun --help)", argv[1]);
+      snprintf(err, errlen, "unknown command '%s' (expected quick, run or "
+                            "record; see crossrun --help)", argv[1]);
       return -1;
     }
     i = 2;
@@ -242,7 +269,8 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err,
     if (strcmp(flag, "--allow-non-loopback") == 0 ||
         strcmp(flag, "--progress") == 0 ||
         strcmp(flag, "--no-progress") == 0 ||
-        strcmp(flag, "--no-packages") == 0) {
+        strcmp(flag, "--no-packages") == 0 ||
+        strcmp(flag, "--rehearse") == 0) {
       if (eq) {
         snprintf(err, errlen, "%s takes no value", flag);
         return -1;
@@ -251,6 +279,8 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err,
         o->allow_non_loopback = 1;
       else if (strcmp(flag, "--no-packages") == 0)
         o->no_packages = 1;
+      else if (strcmp(flag, "--rehearse") == 0)
+        o->rehearse = 1;
       else
         o->progress = flag[2] == 'p';
       continue;
@@ -272,6 +302,28 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err,
       o->lanes = value;
     else if (strcmp(flag, "--workload") == 0)
       o->workload_name = value;
+    else if (strcmp(flag, "--output-directory") == 0) {
+      if (*value == '\0') {
+        snprintf(err, errlen, "--output-directory: empty folder name");
+        return -1;
+      }
+      o->output_directory = value;
+    } else if (strcmp(flag, "--expect") == 0)
+      o->expect = value;
+    else if (strcmp(flag, "--shard") == 0) {
+      char *end;
+      long k = strtol(value, &end, 10), n = 0;
+      if (end != value && *end == '/')
+        n = strtol(end + 1, &end, 10);
+      if (*value < '0' || *value > '9' || *end != '\0' || n < 1 ||
+          n > 64 || k < 1 || k > n) {
+        snprintf(err, errlen, "--shard: expected K/N with 1 <= K <= N <= "
+                              "64, got '%s'", value);
+        return -1;
+      }
+      o->shard_index = (int)k;
+      o->shard_count = (int)n;
+    }
     else if (strcmp(flag, "--matrix") == 0) {
       if (*value == '\0' || o->nmatrix >= CLI_MAX_MATRIX) {
         snprintf(err, errlen, "--matrix: %s", *value ? "too many files"
@@ -339,6 +391,16 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err,
     return 0;
   if (cmd == CLI_NONE) {
     snprintf(err, errlen, "no command given (see crossrun --help)");
+    return -1;
+  }
+  if (cmd == CLI_RECORD && o->output_directory == NULL) {
+    snprintf(err, errlen, "record needs --output-directory DIR");
+    return -1;
+  }
+  if (cmd != CLI_RECORD &&
+      (o->output_directory || o->rehearse || o->expect)) {
+    snprintf(err, errlen, "--output-directory, --rehearse and --expect "
+                          "belong to record");
     return -1;
   }
   switch (is_loopback(o->host)) {

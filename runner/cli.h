@@ -9,7 +9,7 @@
 #include "protocol/codec.h"
 #include "runner/sample.h"
 
-enum cli_command { CLI_NONE, CLI_QUICK, CLI_RUN };
+enum cli_command { CLI_NONE, CLI_QUICK, CLI_RUN, CLI_RECORD };
 
 #define CLI_MAX_MATRIX 8
 
@@ -41,6 +41,12 @@ struct cli_options {
   const char *host;
   int allow_non_loopback;
   int progress; /* -1: when stderr is a terminal */
+  int shard_index; /* --shard K/N: 1-based K, 0 when not sharded */
+  int shard_count;
+  /* record */
+  const char *output_directory;
+  int rehearse;
+  const char *expect;
 };
 
 /* The default workload of each command, used when the matrix does not

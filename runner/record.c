@@ -1,0 +1,138 @@
+#include "runner/record.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evidence/sha256.h"
+#include "runner/command.h"
+
+#define GIT_TIMEOUT_MS 30000
+
+/* The first line git prints for args, or "" when it fails. */
+static int git_line(const char *root, const char *const *args, char *out,
+                    size_t outlen, uint64_t *total)
+{
+  const char *argv[12] = {"git", "-C", root};
+  struct command_result r;
+  char err[256], text[4096];
+  int n = 3, ok;
+
+  for (int i = 0; args[i] != NULL && n < 11; i++)
+    argv[n++] = args[i];
+  argv[n] = NULL;
+  out[0] = '\0';
+  if (command_run(argv, NULL, NULL, GIT_TIMEOUT_MS, &r, err, sizeof(err)) !=
+      0) {
+    command_result_release(&r);
+    return -1;
+  }
+  ok = command_succeeded(&r);
+  if (ok) {
+    capture_text(&r.out, text, sizeof(text));
+    text[strcspn(text, "\r\n")] = '\0';
+    snprintf(out, outlen, "%s", text);
+    if (total != NULL)
+      *total = r.out.total;
+  }
+  command_result_release(&r);
+  return ok ? 0 : -1;
+}
+
+static void env_copy(char *out, size_t len, const char *name)
+{
+  const char *v = getenv(name);
+  snprintf(out, len, "%s", v ? v : "");
+}
+
+void record_provenance(const char *root, struct evidence_provenance *p)
+{
+  static const char *const head[] = {"rev-parse", "HEAD", NULL};
+  static const char *const branch[] = {"rev-parse", "--abbrev-ref", "HEAD",
+                                       NULL};
+  static const char *const status[] = {"status", "--porcelain",
+                                       "--untracked-files=normal", NULL};
+  const char *ci = getenv("CI");
+  char line[256];
+  uint64_t changes = 0;
+
+  memset(p, 0, sizeof(*p));
+  p->clean = -1;
+  git_line(root, head, p->commit, sizeof(p->commit), NULL);
+  git_line(root, branch, p->branch, sizeof(p->branch), NULL);
+  /* A CI checkout of a branch may be a detached HEAD at its tip. */
+  if (strcmp(p->branch, "HEAD") == 0 && getenv("GITHUB_REF_NAME") &&
+      strncmp(getenv("GITHUB_REF") ? getenv("GITHUB_REF") : "",
+              "refs/heads/", 11) == 0)
+    env_copy(p->branch, sizeof(p->branch), "GITHUB_REF_NAME");
+  if (git_line(root, status, line, sizeof(line), &changes) == 0)
+    p->clean = changes == 0;
+  p->in_ci = ci != NULL && *ci != '\0' && strcmp(ci, "false") != 0 &&
+             strcmp(ci, "0") != 0;
+  if (getenv("GITHUB_ACTIONS") && strcmp(getenv("GITHUB_ACTIONS"), "true") ==
+                                      0) {
+    snprintf(p->ci_provider, sizeof(p->ci_provider), "github_actions");
+    env_copy(p->ci_workflow, sizeof(p->ci_workflow), "GITHUB_WORKFLOW");
+    env_copy(p->ci_run_id, sizeof(p->ci_run_id), "GITHUB_RUN_ID");
+    env_copy(p->ci_run_attempt, sizeof(p->ci_run_attempt),
+             "GITHUB_RUN_ATTEMPT");
+  } else if (p->in_ci) {
+    snprintf(p->ci_provider, sizeof(p->ci_provider), "unknown");
+  }
+}
+
+int record_add_matrix(struct evidence_provenance *p, const char *path,
+                      const char *root, char *err, size_t errlen)
+{
+  size_t n = strlen(root);
+  const char *shown = path, *slash;
+
+  if (p->nmatrix >= EVIDENCE_MAX_MATRIX) {
+    snprintf(err, errlen, "too many matrix files");
+    return -1;
+  }
+  if (n > 0 && strncmp(path, root, n) == 0 && path[n] == '/')
+    shown = path + n + 1;
+  else if (path[0] == '/' && (slash = strrchr(path, '/')) != NULL)
+    shown = slash + 1; /* outside the repository: its name only */
+  snprintf(p->matrix[p->nmatrix].file, sizeof(p->matrix[0].file), "%s",
+           shown);
+  if (sha256_file(path, p->matrix[p->nmatrix].sha256, err, errlen) != 0)
+    return -1;
+  p->nmatrix++;
+  return 0;
+}
+
+int record_refusal(const struct evidence_provenance *p, char *err,
+                   size_t errlen)
+{
+  size_t used = 0;
+
+  err[0] = '\0';
+  if (p->commit[0] == '\0')
+    used += (size_t)snprintf(err + used, errlen - used,
+                             "%snot in a git checkout", used ? "; " : "");
+  if (p->clean != 1 && used < errlen)
+    used += (size_t)snprintf(err + used, errlen - used,
+                             "%sthe work tree has changes", used ? "; " : "");
+  if (strcmp(p->branch, "main") != 0 && used < errlen)
+    used += (size_t)snprintf(err + used, errlen - used,
+                             "%sHEAD is on '%s', not 'main'",
+                             used ? "; " : "", p->branch);
+  if (!p->in_ci && used < errlen)
+    used += (size_t)snprintf(err + used, errlen - used,
+                             "%sCI is not set (official records come from "
+                             "CI)", used ? "; " : "");
+  return used > 0 ? -1 : 0;
+}
+
+void record_path(char *out, size_t outlen, const char *dir, const char *kind,
+                 const struct platform_machine *m, int shard_index,
+                 int shard_count)
+{
+  if (shard_count > 0)
+    snprintf(out, outlen, "%s/%s-%s-%s-shard-%d-of-%d.json", dir, kind,
+             m->os, m->arch, shard_index, shard_count);
+  else
+    snprintf(out, outlen, "%s/%s-%s-%s.json", dir, kind, m->os, m->arch);
+}
