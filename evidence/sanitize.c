@@ -48,6 +48,32 @@ void sanitize_init(struct sanitize *s, const char *root)
   }
 }
 
+/* An absolute path left after the known folders were replaced (one the
+ * runner did not know of: a system folder, another user's files) keeps
+ * only its last component: "/opt/x/bin/node" becomes ".../node". */
+static void shorten_paths(char *text)
+{
+  char *r = text, *w = text;
+
+  while (*r != '\0') {
+    int at_token = r == text || strchr(" \t\n'\"(=:,[", r[-1]) != NULL;
+    if (*r == '/' && at_token && r[1] != '\0' && r[1] != ' ' && r[1] != '/') {
+      char *end = r + strcspn(r, " \t\n'\"),;]");
+      char *last = r;
+      for (char *p = r; p < end; p++)
+        if (*p == '/')
+          last = p;
+      if (last != r) {
+        memcpy(w, "...", 3);
+        w += 3;
+        r = last;
+      }
+    }
+    *w++ = *r++;
+  }
+  *w = '\0';
+}
+
 char *sanitize_text(const struct sanitize *s, const char *in, char *out,
                     size_t outlen)
 {
@@ -74,5 +100,6 @@ char *sanitize_text(const struct sanitize *s, const char *in, char *out,
       out[n++] = *in++;
   }
   out[n] = '\0';
+  shorten_paths(out);
   return out;
 }

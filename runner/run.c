@@ -10,7 +10,9 @@
 
 #include "evidence/evidence.h"
 #include "evidence/stats.h"
+#include "runner/expect.h"
 #include "runner/prepare.h"
+#include "runner/record.h"
 #include "runner/summary.h"
 
 #define TOOL_VERSION "0.1.0"
@@ -82,9 +84,172 @@ static void progress_line(FILE *f, const struct evidence_lane *lane,
   fflush(f);
 }
 
+static void run_one(const struct sample_spec *spec, struct sample_result *r,
+                    const char *lane, FILE *errf)
+{
+  char err[512];
+  if (sample_run(spec, r, err, sizeof(err)) != 0) {
+    fprintf(errf, "crossrun: %s: %s\n", lane, err);
+    snprintf(r->message, sizeof(r->message), "%s", err);
+    r->failure_stage = "runner";
+    r->failure_reason = "runner_error";
+  }
+}
+
+/* Before a record: provenance, the refusals of an official record, the
+ * expectations file, the output folder. */
+static int record_setup(const struct cli_options *o, struct lanes *l,
+                        struct evidence_provenance **prov,
+                        struct expect **expect, FILE *errf)
+{
+  char err[1024], path[LANES_PATH_MAX + 16];
+  uv_fs_t req;
+  int rc;
+
+  *prov = calloc(1, sizeof(**prov));
+  *expect = calloc(1, sizeof(**expect));
+  if (*prov == NULL || *expect == NULL) {
+    fprintf(errf, "crossrun: out of memory\n");
+    return RUN_EXIT_RUNNER;
+  }
+  record_provenance(l->root, *prov);
+  if (!o->rehearse) {
+    if (record_refusal(*prov, err, sizeof(err)) != 0) {
+      fprintf(errf, "crossrun: record refused: %s (--rehearse runs it "
+                    "anyway, as official: false)\n", err);
+      return RUN_EXIT_USAGE;
+    }
+    if (o->lanes != NULL || o->overrides != 0 ||
+        strcmp(o->workload_name, "full") != 0) {
+      fprintf(errf, "crossrun: record refused: an official record runs the "
+                    "full workload of every lane (--lanes, --workload and "
+                    "workload flags need --rehearse)\n");
+      return RUN_EXIT_USAGE;
+    }
+  }
+  snprintf(path, sizeof(path), "%s/matrix.yaml", l->root);
+  if (uv_fs_stat(NULL, &req, path, NULL) == 0 &&
+      record_add_matrix(*prov, path, l->root, err, sizeof(err)) != 0) {
+    uv_fs_req_cleanup(&req);
+    fprintf(errf, "crossrun: %s\n", err);
+    return RUN_EXIT_RUNNER;
+  }
+  uv_fs_req_cleanup(&req);
+  for (int i = 0; i < o->nmatrix; i++) {
+    if (record_add_matrix(*prov, o->matrix[i], l->root, err, sizeof(err))) {
+      fprintf(errf, "crossrun: %s\n", err);
+      return RUN_EXIT_USAGE;
+    }
+  }
+  if (o->expect != NULL &&
+      expect_load(*expect, o->expect, err, sizeof(err)) != 0) {
+    fprintf(errf, "crossrun: %s\n", err);
+    return RUN_EXIT_USAGE;
+  }
+  rc = uv_fs_mkdir(NULL, &req, o->output_directory, 0755, NULL);
+  uv_fs_req_cleanup(&req);
+  if (rc != 0 && rc != UV_EEXIST) {
+    fprintf(errf, "crossrun: --output-directory %s: %s\n",
+            o->output_directory, uv_strerror(rc));
+    return RUN_EXIT_USAGE;
+  }
+  return RUN_EXIT_OK;
+}
+
+static int lane_failed(const struct evidence_lane *lane)
+{
+  if (lane->error_reason != NULL || lane->unavailable_reason != NULL)
+    return 1;
+  for (int i = 0; i < lane->nsamples; i++)
+    if (lane->samples[i].result.status != SAMPLE_PASSED)
+      return 1;
+  return 0;
+}
+
+static int lane_flaky(const struct evidence_lane *lane)
+{
+  for (int i = 0; i < lane->nsamples; i++)
+    if (lane->samples[i].retried)
+      return 1;
+  return 0;
+}
+
+/* After a record: expectations, then evidence-* or rejected-*, with every
+ * reason. Returns the exit status. */
+static int record_finish(const struct cli_options *o, struct evidence_run *run,
+                         const struct expect *expect, char *path,
+                         size_t pathlen, FILE *out, FILE *errf)
+{
+  struct evidence_cleanliness c;
+  char final[LANES_PATH_MAX + 128], err[512];
+  int problems = 0, flaky = 0;
+  uv_fs_t req;
+
+  for (int i = 0; i < run->nlanes; i++) {
+    struct evidence_lane *lane = &run->lanes[i];
+    const struct expect_entry *x =
+        expect_find(expect, lane->name, run->machine.os);
+    int failed = lane_failed(lane);
+    if (failed && x != NULL) {
+      lane->expected_failure = x->reason;
+    } else if (failed) {
+      problems++;
+      fprintf(errf, "crossrun: record: lane %s failed on %s\n", lane->name,
+              run->machine.os);
+    } else if (x != NULL) {
+      problems++;
+      fprintf(errf, "crossrun: record: lane %s passed on %s, but %s:%d "
+                    "expects it to fail: the known failure is fixed; delete "
+                    "that entry (lane: %s, os: %s)\n",
+              lane->name, run->machine.os, expect->path, x->line, x->lane,
+              x->os);
+    }
+    if (!failed && lane_flaky(lane)) {
+      flaky++;
+      fprintf(errf, "crossrun: record: lane %s is flaky: a sample failed, "
+                    "then passed on retry\n", lane->name);
+    }
+  }
+  evidence_cleanliness(run, &c);
+  if (c.processes_left || c.sockets_left || c.forced_terminations ||
+      c.temp_entries_left) {
+    problems++;
+    fprintf(errf, "crossrun: record: cleanliness: %d processes left, %d "
+                  "sockets left, %d forced terminations, %d temp entries "
+                  "left\n", c.processes_left, c.sockets_left,
+            c.forced_terminations, c.temp_entries_left);
+  }
+  if (!run->complete) {
+    problems++;
+    fprintf(errf, "crossrun: record: interrupted\n");
+  }
+  run->official = !o->rehearse && problems == 0 && flaky == 0;
+  record_path(final, sizeof(final), o->output_directory,
+              problems ? "rejected" : "evidence", &run->machine,
+              o->shard_index, o->shard_count);
+  if (evidence_write(run, final, err, sizeof(err)) != 0) {
+    fprintf(errf, "crossrun: %s\n", err);
+    return RUN_EXIT_RUNNER;
+  }
+  uv_fs_unlink(NULL, &req, path, NULL);
+  uv_fs_req_cleanup(&req);
+  snprintf(path, pathlen, "%s", final);
+  summary_print(out, run);
+  if (problems) {
+    fprintf(out, "record rejected: %d problem%s; no evidence file, the data "
+                 "is in %s\n", problems, problems == 1 ? "" : "s", final);
+    return run->complete ? RUN_EXIT_FAILED : RUN_EXIT_INTERRUPTED;
+  }
+  fprintf(out, "evidence: %s (%s)\n", final,
+          run->official ? "official"
+          : flaky       ? "not official: flaky lanes"
+                        : "rehearsal, not official");
+  return flaky ? RUN_EXIT_FAILED : RUN_EXIT_OK;
+}
+
 static int select_lanes(const struct cli_options *o, struct lanes *l,
                         struct evidence_lane **lanes_out, struct lane **sel,
-                        FILE *errf)
+                        int *total, FILE *errf)
 {
   char err[512];
   int n;
@@ -100,6 +265,21 @@ static int select_lanes(const struct cli_options *o, struct lanes *l,
   if (n == 0) {
     fprintf(errf, "crossrun: no lanes to run\n");
     return -2;
+  }
+  *total = n;
+  if (o->shard_count > 0) {
+    /* Lane i of the stable selection order goes to shard i mod N + 1, the
+     * same on every machine that reads the same matrix. */
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+      if (i % o->shard_count == o->shard_index - 1)
+        (*sel)[kept++] = (*sel)[i];
+    n = kept;
+    if (n == 0) {
+      fprintf(errf, "crossrun: shard %d/%d has no lanes (there are %d)\n",
+              o->shard_index, o->shard_count, *total);
+      return -2;
+    }
   }
   *lanes_out = calloc((size_t)n, sizeof(**lanes_out));
   if (*lanes_out == NULL)
@@ -157,7 +337,10 @@ int run_lanes(const struct cli_options *o, struct lanes *l,
   const struct runtime *used[LANES_MAX_RUNTIMES];
   struct prepare_package *packages = NULL;
   int *order = NULL, nrunnable = 0, total, done = 0, rc = RUN_EXIT_OK;
-  int npackages = 0;
+  int npackages = 0, lanes_total = 0, recording = o->command == CLI_RECORD;
+  struct evidence_provenance *prov = NULL;
+  struct expect *expect = NULL;
+  char out_path[LANES_PATH_MAX + 128];
   int progress = o->progress >= 0 ? o->progress : uv_guess_handle(2) ==
                                                        UV_TTY;
   void (*old_int)(int), (*old_term)(int);
@@ -165,7 +348,7 @@ int run_lanes(const struct cli_options *o, struct lanes *l,
   char err[512];
   int n;
 
-  n = select_lanes(o, l, &lanes, &sel, errf);
+  n = select_lanes(o, l, &lanes, &sel, &lanes_total, errf);
   if (n < 0) {
     rc = n == -2 ? RUN_EXIT_USAGE : RUN_EXIT_RUNNER;
     if (n == -1)
@@ -179,6 +362,12 @@ int run_lanes(const struct cli_options *o, struct lanes *l,
     rc = RUN_EXIT_RUNNER;
     goto out;
   }
+  snprintf(out_path, sizeof(out_path), "%s", o->out);
+  if (recording) {
+    rc = record_setup(o, l, &prov, &expect, errf);
+    if (rc != RUN_EXIT_OK)
+      goto out;
+  }
   stop_signal = 0;
   old_int = signal(SIGINT, on_stop_signal);
   old_term = signal(SIGTERM, on_stop_signal);
@@ -190,7 +379,8 @@ int run_lanes(const struct cli_options *o, struct lanes *l,
 
   memset(&run, 0, sizeof(run));
   run.tool_version = TOOL_VERSION;
-  run.mode = o->command == CLI_QUICK ? "quick" : "full";
+  run.mode = o->command == CLI_QUICK ? "quick" : recording ? "record"
+                                                            : "full";
   run.performance_claims = o->command != CLI_QUICK;
   run.workload_name = o->workload_name;
   run.workload = o->workload;
@@ -210,9 +400,16 @@ int run_lanes(const struct cli_options *o, struct lanes *l,
   run.matrix_files[0] = "matrix.yaml";
   run.nmatrix = 1;
   for (int i = 0; i < o->nmatrix && i < 8; i++)
-    run.matrix_files[run.nmatrix++] = o->matrix[i];
+    run.matrix_files[run.nmatrix++] = lanes_display_path(l, o->matrix[i]);
   run.incomplete_reason = "running";
+  run.provenance = prov;
+  run.shard_index = o->shard_index;
+  run.shard_count = o->shard_count;
+  run.lanes_total = lanes_total;
   platform_machine_describe(&run.machine);
+  if (recording)
+    record_path(out_path, sizeof(out_path), o->output_directory,
+                "incomplete", &run.machine, o->shard_index, o->shard_count);
   utc_now(run.started_at, sizeof(run.started_at));
   for (int i = 0; i < n; i++)
     if (lanes[i].unavailable_reason == NULL && lanes[i].error_reason == NULL)
@@ -238,17 +435,24 @@ int run_lanes(const struct cli_options *o, struct lanes *l,
       };
       es->round = round;
       es->order = k + 1;
-      if (sample_run(&spec, &es->result, err, sizeof(err)) != 0) {
-        fprintf(errf, "crossrun: %s: %s\n", el->name, err);
-        snprintf(es->result.message, sizeof(es->result.message), "%s", err);
-        es->result.failure_stage = "runner";
-        es->result.failure_reason = "runner_error";
+      run_one(&spec, &es->result, el->name, errf);
+      /* A record retries a failed sample once, alone: a lane that passes
+       * then is flaky, never passed. */
+      if (recording && es->result.status != SAMPLE_PASSED && !stop_signal) {
+        es->first_attempt = es->result;
+        es->retried = 1;
+        if (progress)
+          fprintf(errf, "%s round %d failed (%s); retrying it once\n",
+                  el->name, round, es->result.failure_reason
+                                       ? es->result.failure_reason
+                                       : "error");
+        run_one(&spec, &es->result, el->name, errf);
       }
       el->nsamples++;
       done++;
       if (progress)
         progress_line(errf, el, es, done, total, o->samples, started_ns);
-      if (evidence_write(&run, o->out, err, sizeof(err)) != 0) {
+      if (evidence_write(&run, out_path, err, sizeof(err)) != 0) {
         fprintf(errf, "crossrun: %s\n", err);
         rc = RUN_EXIT_RUNNER;
         stop_signal = SIGTERM;
@@ -260,25 +464,35 @@ int run_lanes(const struct cli_options *o, struct lanes *l,
 
   run.complete = !stop_signal;
   run.incomplete_reason = stop_signal ? "interrupted" : NULL;
-  if (rc == RUN_EXIT_OK && evidence_write(&run, o->out, err, sizeof(err))) {
-    fprintf(errf, "crossrun: %s\n", err);
-    rc = RUN_EXIT_RUNNER;
+  if (recording && rc == RUN_EXIT_OK) {
+    rc = record_finish(o, &run, expect, out_path, sizeof(out_path), out, errf);
+  } else {
+    if (rc == RUN_EXIT_OK &&
+        evidence_write(&run, out_path, err, sizeof(err))) {
+      fprintf(errf, "crossrun: %s\n", err);
+      rc = RUN_EXIT_RUNNER;
+    }
+    summary_print(out, &run);
+    if (rc == RUN_EXIT_OK) {
+      if (stop_signal)
+        rc = RUN_EXIT_INTERRUPTED;
+      else if (!summary_all_passed(&run))
+        rc = RUN_EXIT_FAILED;
+    }
+    fprintf(out, "evidence: %s%s\n", out_path,
+            stop_signal ? " (incomplete: interrupted)" : "");
   }
-  summary_print(out, &run);
-  if (rc == RUN_EXIT_OK) {
-    if (stop_signal)
-      rc = RUN_EXIT_INTERRUPTED;
-    else if (!summary_all_passed(&run))
-      rc = RUN_EXIT_FAILED;
-  }
-  fprintf(out, "evidence: %s%s\n", o->out,
-          stop_signal ? " (incomplete: interrupted)" : "");
 out:
   for (int i = 0; lanes != NULL && i < n; i++) {
-    for (int s = 0; s < lanes[i].nsamples; s++)
+    for (int s = 0; s < lanes[i].nsamples; s++) {
       sample_result_release(&lanes[i].samples[s].result);
+      if (lanes[i].samples[s].retried)
+        sample_result_release(&lanes[i].samples[s].first_attempt);
+    }
     free(lanes[i].samples);
   }
+  free(prov);
+  free(expect);
   for (int i = 0; i < npackages; i++)
     prepare_package_release(&packages[i]);
   free(packages);

@@ -253,6 +253,11 @@ static void test_sanitize(void)
                 out, sizeof(out));
   TAP_OK(strcmp(out, "./build/x failed on <host> in ~/tmp") == 0,
          "scrubbing replaces the longest match first: '%s'", out);
+  sanitize_text(&s, "exec '/opt/tools/bin/node' failed: see /var/log/x.log, "
+                    "ns/rt 1/2",
+                out, sizeof(out));
+  TAP_OK(strcmp(out, "exec '.../node' failed: see .../x.log, ns/rt 1/2") == 0,
+         "other absolute paths keep only their last part: '%s'", out);
 }
 
 int main(void)
