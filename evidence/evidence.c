@@ -153,12 +153,11 @@ static json_object *sample_json(const struct evidence_run *run,
 {
   const struct sample_result *r = &es->result;
   json_object *o = json_object_new_object(), *checks, *failure, *repro;
-  static struct sanitize local;
-  struct sanitize *s = &local;
+  /* Each sample's temporary directory is scrubbed from its own text; the
+   * rule is removed again below. */
+  struct sanitize *s = (struct sanitize *)run_rules;
   char line[4096];
 
-  /* Each sample's temporary directory is scrubbed from its own text. */
-  *s = *run_rules;
   sanitize_add(s, r->temp_dir, "$TMPDIR");
   put(o, "round", json_object_new_int(es->round));
   put(o, "order_in_round", json_object_new_int(es->order));
@@ -226,6 +225,7 @@ static json_object *sample_json(const struct evidence_run *run,
   command_line(s, &r->client, line, sizeof(line));
   put(repro, "client", json_object_new_string(line));
   put(o, "reproduce", repro);
+  sanitize_remove(s, r->temp_dir);
   return o;
 }
 
@@ -274,9 +274,9 @@ static json_object *package_json(const struct prepare_package *p,
   return o;
 }
 
-static json_object *str_or_null(const struct sanitize *s, const char *v)
+static json_object *raw_or_null(const char *v)
 {
-  return v != NULL && v[0] != '\0' ? text(s, v) : NULL;
+  return v != NULL && v[0] != '\0' ? json_object_new_string(v) : NULL;
 }
 
 static json_object *provenance_json(const struct evidence_run *run,
@@ -289,15 +289,17 @@ static json_object *provenance_json(const struct evidence_run *run,
   if (p == NULL)
     return NULL;
   o = json_object_new_object();
-  put(o, "commit", str_or_null(s, p->commit));
-  put(o, "branch", str_or_null(s, p->branch));
+  /* Provenance is what identifies the run, on purpose: written as read
+   * (the CI's variables included), not scrubbed. */
+  put(o, "commit", raw_or_null(p->commit));
+  put(o, "branch", raw_or_null(p->branch));
   put(o, "clean", p->clean < 0 ? NULL : json_object_new_boolean(p->clean));
   ci = json_object_new_object();
   put(ci, "detected", json_object_new_boolean(p->in_ci));
-  put(ci, "provider", str_or_null(s, p->ci_provider));
-  put(ci, "workflow", str_or_null(s, p->ci_workflow));
-  put(ci, "run_id", str_or_null(s, p->ci_run_id));
-  put(ci, "run_attempt", str_or_null(s, p->ci_run_attempt));
+  put(ci, "provider", raw_or_null(p->ci_provider));
+  put(ci, "workflow", raw_or_null(p->ci_workflow));
+  put(ci, "run_id", raw_or_null(p->ci_run_id));
+  put(ci, "run_attempt", raw_or_null(p->ci_run_attempt));
   put(o, "ci", ci);
   files = json_object_new_object();
   for (int i = 0; i < p->nmatrix; i++)
@@ -328,9 +330,8 @@ static json_object *runtimes_json(const struct evidence_run *run,
     put(o, "server", argv_list(s, &r->server));
     put(o, "build", argv_list(s, &r->build));
     put(o, "version_command", argv_list(s, &r->version));
-    put(o, "toolchain_version", r->toolchain_version[0]
-                                    ? text(s, r->toolchain_version)
-                                    : NULL);
+    /* As the toolchain printed it: a version is not scrubbed. */
+    put(o, "toolchain_version", raw_or_null(r->toolchain_version));
     put(o, "status", json_object_new_string(
                          r->broken ? "broken" : r->available ? "available"
                                                              : "unavailable"));
@@ -596,6 +597,7 @@ static json_object *document(const struct evidence_run *run)
   put(o, "forced_terminations", json_object_new_int(cl.forced_terminations));
   put(o, "temp_entries_left", json_object_new_int(cl.temp_entries_left));
   put(doc, "cleanliness", o);
+  sanitize_release(&s);
   return doc;
 }
 

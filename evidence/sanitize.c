@@ -5,24 +5,49 @@
 #include <stdio.h>
 #include <uv.h>
 
+extern char **environ;
+
 void sanitize_add(struct sanitize *s, const char *from, const char *to)
 {
   size_t len = from ? strlen(from) : 0;
+  char *copy;
   int at;
 
   /* One- and two-letter names would mangle ordinary words. */
-  if (len < 3 || len >= sizeof(s->rules[0].from) ||
-      s->nrules >= SANITIZE_MAX_RULES)
+  if (len < 3 || s->nrules >= SANITIZE_MAX_RULES)
     return;
   for (int i = 0; i < s->nrules; i++)
     if (strcmp(s->rules[i].from, from) == 0)
       return;
+  copy = strdup(from);
+  if (copy == NULL)
+    return;
   /* Keep longest first so "/home/ann/repo" wins over "/home/ann". */
   for (at = s->nrules; at > 0 && strlen(s->rules[at - 1].from) < len; at--)
     s->rules[at] = s->rules[at - 1];
-  snprintf(s->rules[at].from, sizeof(s->rules[at].from), "%s", from);
+  s->rules[at].from = copy;
   s->rules[at].to = to;
   s->nrules++;
+}
+
+void sanitize_remove(struct sanitize *s, const char *from)
+{
+  for (int i = 0; i < s->nrules; i++) {
+    if (strcmp(s->rules[i].from, from) == 0) {
+      free(s->rules[i].from);
+      memmove(&s->rules[i], &s->rules[i + 1],
+              (size_t)(s->nrules - i - 1) * sizeof(s->rules[0]));
+      s->nrules--;
+      return;
+    }
+  }
+}
+
+void sanitize_release(struct sanitize *s)
+{
+  for (int i = 0; i < s->nrules; i++)
+    free(s->rules[i].from);
+  s->nrules = 0;
 }
 
 void sanitize_init(struct sanitize *s, const char *root)
@@ -45,6 +70,21 @@ void sanitize_init(struct sanitize *s, const char *root)
   if (uv_os_get_passwd(&pw) == 0) {
     sanitize_add(s, pw.username, "<user>");
     uv_os_free_passwd(&pw);
+  }
+  /* Environment values: tokens, paths, names a CI job put there. PATH-like
+   * lists are added piece by piece. */
+  for (char **e = environ; e != NULL && *e != NULL; e++) {
+    const char *value = strchr(*e, '=');
+    if (value == NULL || strlen(++value) < SANITIZE_MIN_ENV_VALUE ||
+        strspn(value, "0123456789.") == strlen(value))
+      continue; /* numbers stay: they are figures, not secrets */
+    sanitize_add(s, value, "$ENV");
+    if (strchr(value, ':') != NULL && strlen(value) < sizeof(buf)) {
+      snprintf(buf, sizeof(buf), "%s", value);
+      for (char *part = strtok(buf, ":"); part; part = strtok(NULL, ":"))
+        if (strlen(part) >= SANITIZE_MIN_ENV_VALUE)
+          sanitize_add(s, part, "$ENV");
+    }
   }
 }
 

@@ -1,28 +1,38 @@
 /* Scrubs text bound for evidence of what identifies a person or a machine:
  * absolute paths of the repository, the sample's temporary directory and
- * the home folder, the user name and the host name. */
+ * the home folder, the user name, the host name, and the values of the
+ * environment; any other absolute path keeps only its last component. */
 #ifndef CROSSRUN_EVIDENCE_SANITIZE_H
 #define CROSSRUN_EVIDENCE_SANITIZE_H
 
 #include <stddef.h>
 
-#define SANITIZE_MAX_RULES 8
+#define SANITIZE_MAX_RULES 256
+/* Shorter environment values are too likely to be ordinary words. */
+#define SANITIZE_MIN_ENV_VALUE 6
 
 struct sanitize {
   struct {
-    char from[4096];
+    char *from; /* owned */
     const char *to;
   } rules[SANITIZE_MAX_RULES];
   int nrules;
 };
 
 /* Collects the values to scrub: root (the repository), the home folder,
- * the user and the host name, the system temporary folder. */
+ * the user and the host name, the system temporary folder, and every
+ * environment value of SANITIZE_MIN_ENV_VALUE bytes or more. Release with
+ * sanitize_release. */
 void sanitize_init(struct sanitize *s, const char *root);
 
-/* Adds one more value to replace (ignored when empty or too short to be
- * meaningful). Longer values are replaced first. */
+void sanitize_release(struct sanitize *s);
+
+/* Adds one more value to replace (ignored when shorter than 3 bytes, or
+ * already there). Longer values are replaced first. */
 void sanitize_add(struct sanitize *s, const char *from, const char *to);
+
+/* Removes the rule for from, if any. */
+void sanitize_remove(struct sanitize *s, const char *from);
 
 /* Copies in to out (NUL-terminated, at most outlen bytes) with every
  * value replaced. Returns out. */

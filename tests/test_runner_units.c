@@ -258,6 +258,7 @@ static void test_sanitize(void)
                 out, sizeof(out));
   TAP_OK(strcmp(out, "exec '.../node' failed: see .../x.log, ns/rt 1/2") == 0,
          "other absolute paths keep only their last part: '%s'", out);
+  sanitize_release(&s);
 }
 
 int main(void)
