@@ -262,6 +262,15 @@ static void test_rejected_and_expectations(void)
     if (doc)
       json_object_put(doc);
   }
+  {
+    /* A failed sample keeps its peers' stderr, which printed the planted
+     * value and the home folder: both scrubbed. */
+    char *text = slurp(path);
+    TAP_OK(strstr(text, "$ENV") != NULL && strstr(text, SECRET) == NULL &&
+               strstr(text, "home-marker") == NULL,
+           "the rejected file keeps the failed sample's stderr, scrubbed");
+    free(text);
+  }
   snprintf(expect, sizeof(expect), "%s/expect.yaml", tmp);
   f = fopen(expect, "w");
   if (f == NULL)
