@@ -22,6 +22,10 @@ static int locate(char *bin_dir, size_t bin_len, char *root, size_t root_len)
 
   if (uv_exepath(bin_dir, &len) != 0)
     return -1;
+  /* Windows paths come with backslashes; forward ones work there too. */
+  for (char *c = bin_dir; *c; c++)
+    if (*c == '\\')
+      *c = '/';
   slash = strrchr(bin_dir, '/');
   if (slash == NULL)
     return -1;

@@ -1,0 +1,9 @@
+#!/bin/sh
+# CI record job: the official record of this OS into $1. crossrun itself
+# refuses unless the checkout is a clean main in CI.
+set -eu
+cd "$(dirname "$0")/.."
+out=${1:?usage: ci/record.sh OUTPUT_DIRECTORY}
+./ci/deps
+make
+exec ./build/crossrun record --output-directory "$out" --progress

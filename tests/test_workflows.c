@@ -1,0 +1,263 @@
+/* The CI workflows, parsed (libyaml) and checked for the structure the
+ * release pipeline depends on: the three OSes, pinned toolchains, the
+ * record and merge steps, and artifact names that merge's download finds. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <yaml.h>
+
+#include "runner/lanes.h"
+#include "tests/tap.h"
+
+struct wf {
+  yaml_document_t doc;
+  int ok;
+};
+
+static const char *root(void)
+{
+  return getenv("CROSSRUN_ROOT") ? getenv("CROSSRUN_ROOT") : ".";
+}
+
+static int load(struct wf *w, const char *name)
+{
+  char path[1024];
+  yaml_parser_t p;
+  FILE *f;
+
+  snprintf(path, sizeof(path), "%s/.github/workflows/%s", root(), name);
+  memset(w, 0, sizeof(*w));
+  f = fopen(path, "rb");
+  if (f == NULL || !yaml_parser_initialize(&p)) {
+    if (f)
+      fclose(f);
+    return 0;
+  }
+  yaml_parser_set_input_file(&p, f);
+  w->ok = yaml_parser_load(&p, &w->doc) &&
+          yaml_document_get_root_node(&w->doc) != NULL;
+  yaml_parser_delete(&p);
+  fclose(f);
+  return w->ok;
+}
+
+static yaml_node_t *child(struct wf *w, yaml_node_t *n, const char *key)
+{
+  if (n == NULL)
+    return NULL;
+  if (n->type == YAML_MAPPING_NODE) {
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
+         p < n->data.mapping.pairs.top; p++) {
+      yaml_node_t *k = yaml_document_get_node(&w->doc, p->key);
+      if (k->type == YAML_SCALAR_NODE &&
+          strcmp((char *)k->data.scalar.value, key) == 0)
+        return yaml_document_get_node(&w->doc, p->value);
+    }
+  }
+  if (n->type == YAML_SEQUENCE_NODE && key[0] >= '0' && key[0] <= '9') {
+    long i = atol(key);
+    if (i < n->data.sequence.items.top - n->data.sequence.items.start)
+      return yaml_document_get_node(&w->doc,
+                                    n->data.sequence.items.start[i]);
+  }
+  return NULL;
+}
+
+static yaml_node_t *at(struct wf *w, const char *dotted)
+{
+  char buf[256], *save = NULL;
+  yaml_node_t *n = yaml_document_get_root_node(&w->doc);
+  snprintf(buf, sizeof(buf), "%s", dotted);
+  for (char *k = strtok_r(buf, ".", &save); k && n;
+       k = strtok_r(NULL, ".", &save))
+    n = child(w, n, k);
+  return n;
+}
+
+static const char *text(yaml_node_t *n)
+{
+  return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value
+                                          : "";
+}
+
+static int count(yaml_node_t *n)
+{
+  if (n == NULL)
+    return 0;
+  if (n->type == YAML_SEQUENCE_NODE)
+    return (int)(n->data.sequence.items.top - n->data.sequence.items.start);
+  if (n->type == YAML_MAPPING_NODE)
+    return (int)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+  return 0;
+}
+
+/* The matrix's os_name values, in order, as "linux,macos,windows". */
+static void os_names(struct wf *w, const char *job, char *out, size_t len)
+{
+  char path[128];
+  yaml_node_t *inc;
+
+  snprintf(path, sizeof(path), "jobs.%s.strategy.matrix.include", job);
+  inc = at(w, path);
+  out[0] = '\0';
+  for (int i = 0; i < count(inc); i++) {
+    char key[8];
+    snprintf(key, sizeof(key), "%d", i);
+    snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? "," : "",
+             text(child(w, child(w, inc, key), "os_name")));
+  }
+}
+
+/* The step of job whose `run` or `uses` contains needle, or NULL. */
+static yaml_node_t *step(struct wf *w, const char *job, const char *needle)
+{
+  char path[128];
+  yaml_node_t *steps;
+
+  snprintf(path, sizeof(path), "jobs.%s.steps", job);
+  steps = at(w, path);
+  for (int i = 0; i < count(steps); i++) {
+    char key[8];
+    yaml_node_t *s;
+    snprintf(key, sizeof(key), "%d", i);
+    s = child(w, steps, key);
+    if (strstr(text(child(w, s, "run")), needle) ||
+        strstr(text(child(w, s, "uses")), needle))
+      return s;
+  }
+  return NULL;
+}
+
+static int exact_version(const char *v)
+{
+  int a, b, c;
+  char end;
+  return sscanf(v, "%d.%d.%d%c", &a, &b, &c, &end) == 3;
+}
+
+static int script_has(const char *name, const char *needle)
+{
+  char path[1024], buf[8192];
+  struct stat st;
+  size_t n;
+  FILE *f;
+
+  snprintf(path, sizeof(path), "%s/%s", root(), name);
+  if (stat(path, &st) != 0 || !(st.st_mode & S_IXUSR))
+    return 0;
+  f = fopen(path, "r");
+  if (f == NULL)
+    return 0;
+  n = fread(buf, 1, sizeof(buf) - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  return strstr(buf, needle) != NULL;
+}
+
+static void check_toolchains(struct wf *w, const char *name, const char *job)
+{
+  yaml_node_t *node = step(w, job, "actions/setup-node");
+  TAP_OK(exact_version(text(at(w, "env.NODE_VERSION"))) &&
+             exact_version(text(at(w, "env.RUST_VERSION"))),
+         "%s pins Node.js %s and Rust %s exactly", name,
+         text(at(w, "env.NODE_VERSION")), text(at(w, "env.RUST_VERSION")));
+  TAP_OK(node && strcmp(text(child(w, child(w, node, "with"),
+                                    "node-version")),
+                        "${{ env.NODE_VERSION }}") == 0,
+         "%s sets up that Node.js", name);
+  TAP_OK(step(w, job, "rustup toolchain install \"$RUST_VERSION\"") != NULL,
+         "%s installs that Rust", name);
+}
+
+static void test_smoke(void)
+{
+  struct wf w;
+  char oses[128];
+
+  if (!TAP_OK(load(&w, "smoke.yml"), "smoke.yml parses"))
+    return;
+  TAP_OK(child(&w, at(&w, "on"), "push") && at(&w, "on.pull_request"),
+         "smoke runs on every push and pull request");
+  os_names(&w, "quick", oses, sizeof(oses));
+  TAP_OK(strcmp(oses, "linux,macos,windows") == 0 &&
+             strstr(text(at(&w, "jobs.quick.strategy.matrix.include.0.runner")),
+                    "ubuntu") &&
+             strstr(text(at(&w, "jobs.quick.strategy.matrix.include.1.runner")),
+                    "macos") &&
+             strstr(text(at(&w, "jobs.quick.strategy.matrix.include.2.runner")),
+                    "windows"),
+         "on Ubuntu, macOS and Windows (%s)", oses);
+  check_toolchains(&w, "smoke", "quick");
+  TAP_OK(step(&w, "quick", "ci/smoke.sh") &&
+             script_has("ci/smoke.sh", "make quick"),
+         "its step runs ci/smoke.sh, which runs make quick");
+  yaml_document_delete(&w.doc);
+}
+
+static void test_record(void)
+{
+  struct wf w;
+  char oses[128], name[64], merge_cmd[256];
+  yaml_node_t *up, *down, *merge;
+  const char *pattern;
+
+  if (!TAP_OK(load(&w, "record.yml"), "record.yml parses"))
+    return;
+  TAP_OK(strcmp(text(at(&w, "on.push.branches.0")), "main") == 0 &&
+             child(&w, at(&w, "on"), "workflow_dispatch"),
+         "record runs on main and on demand");
+  os_names(&w, "record", oses, sizeof(oses));
+  TAP_OK(strcmp(oses, "linux,macos,windows") == 0,
+         "the record job runs on the three OSes (%s)", oses);
+  check_toolchains(&w, "record", "record");
+  TAP_OK(step(&w, "record", "ci/record.sh") &&
+             script_has("ci/record.sh", "crossrun record --output-directory"),
+         "its step runs ci/record.sh, which runs crossrun record");
+  up = step(&w, "record", "actions/upload-artifact");
+  down = step(&w, "merge", "actions/download-artifact");
+  pattern = text(child(&w, child(&w, down, "with"), "pattern"));
+  TAP_OK(up && strcmp(text(child(&w, child(&w, up, "with"), "name")),
+                      "evidence-${{ matrix.os_name }}") == 0 &&
+             strstr(text(child(&w, child(&w, up, "with"), "path")),
+                    "evidence-*.json"),
+         "each OS uploads its evidence as evidence-<os>");
+  {
+    int all = 1;
+    static const char *const os[] = {"linux", "macos", "windows"};
+    for (int i = 0; i < 3; i++) {
+      snprintf(name, sizeof(name), "evidence-%s", os[i]);
+      all &= lanes_glob(pattern, name);
+    }
+    TAP_OK(down && all &&
+               strcmp(text(child(&w, child(&w, down, "with"),
+                                 "merge-multiple")),
+                      "true") == 0,
+           "the merge job downloads every evidence-<os> artifact (%s)",
+           pattern);
+  }
+  TAP_OK(strcmp(text(at(&w, "jobs.merge.needs")), "record") == 0,
+         "merge waits for the three records");
+  merge = step(&w, "merge", "ci/merge.sh");
+  snprintf(merge_cmd, sizeof(merge_cmd), "ci/merge.sh %s",
+           text(child(&w, child(&w, down, "with"), "path")));
+  TAP_OK(merge && strstr(text(child(&w, merge, "run")), merge_cmd) &&
+             script_has("ci/merge.sh",
+                        "crossrun merge --require linux,macos,windows") &&
+             script_has("ci/merge.sh", "\"$in\"/evidence-*.json") &&
+             script_has("ci/merge.sh", "crossrun report"),
+         "it merges what it downloaded, requiring the three OSes, and "
+         "renders the reports");
+  TAP_OK(step(&w, "merge", "actions/upload-artifact") &&
+             strcmp(text(at(&w, "jobs.merge.steps.3.with.name")),
+                    "crossrun-report") == 0,
+         "the reports are published as an artifact");
+  yaml_document_delete(&w.doc);
+}
+
+int main(void)
+{
+  test_smoke();
+  test_record();
+  return tap_done();
+}
