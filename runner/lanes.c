@@ -1,5 +1,7 @@
 #include "runner/lanes.h"
 
+#include "runner/glob.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,28 +53,6 @@ const struct workload *lanes_find_workload(const struct lanes *l,
   return NULL;
 }
 
-int lanes_glob(const char *p, const char *s)
-{
-  const char *star = NULL, *resume = NULL;
-
-  while (*s != '\0') {
-    if (*p == '*') {
-      star = p++;
-      resume = s;
-    } else if (*p == '?' || *p == *s) {
-      p++;
-      s++;
-    } else if (star != NULL) {
-      p = star + 1;
-      s = ++resume;
-    } else {
-      return 0;
-    }
-  }
-  while (*p == '*')
-    p++;
-  return *p == '\0';
-}
 
 static int already(const struct lane *out, int n, const char *name)
 {
@@ -110,7 +90,7 @@ int lanes_select(struct lanes *l, const char *spec, struct lane *out, int max,
         char name[sizeof(out[0].name)];
 
         snprintf(name, sizeof(name), "%s-%s", rc->name, rs->name);
-        if (p == NULL ? (rc->hidden || rs->hidden) : !lanes_glob(item, name))
+        if (p == NULL ? (rc->hidden || rs->hidden) : !glob_match(item, name))
           continue;
         /* A pattern does not reach hidden runtimes; only their name does. */
         if (p != NULL && (rc->hidden || rs->hidden) &&

@@ -85,9 +85,6 @@ const struct workload *lanes_find_workload(const struct lanes *l,
 int lanes_select(struct lanes *l, const char *spec, struct lane *out, int max,
                  char *err, size_t errlen);
 
-/* Shell-style match of '*' and '?' (no classes): 1 when name matches. */
-int lanes_glob(const char *pattern, const char *name);
-
 /* path relative to the root when it lies below it, else path itself. */
 const char *lanes_display_path(const struct lanes *l, const char *path);
 

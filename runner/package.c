@@ -1,5 +1,7 @@
 #include "runner/package.h"
 
+#include "runner/glob.h"
+
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
@@ -484,29 +486,6 @@ void package_info_release(struct package_info *p)
   p->nentries = 0;
   p->file_count = 0;
   p->unpacked_bytes = 0;
-}
-
-static int glob_match(const char *p, const char *s)
-{
-  const char *star = NULL, *resume = NULL;
-
-  while (*s != '\0') {
-    if (*p == '*') {
-      star = p++;
-      resume = s;
-    } else if (*p == '?' || (*p != '\0' && *p == *s)) {
-      p++;
-      s++;
-    } else if (star != NULL) {
-      p = star + 1;
-      s = ++resume;
-    } else {
-      return 0;
-    }
-  }
-  while (*p == '*')
-    p++;
-  return *p == '\0';
 }
 
 /* A link or an entry whose type the folder listing does not give counts

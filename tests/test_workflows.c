@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
+#include "runner/glob.h"
 #include "runner/lanes.h"
 #include "tests/tap.h"
 
@@ -227,7 +228,7 @@ static void test_record(void)
     static const char *const os[] = {"linux", "macos", "windows"};
     for (int i = 0; i < 3; i++) {
       snprintf(name, sizeof(name), "evidence-%s", os[i]);
-      all &= lanes_glob(pattern, name);
+      all &= glob_match(pattern, name);
     }
     TAP_OK(down && all &&
                strcmp(text(child(&w, child(&w, down, "with"),
