@@ -1,0 +1,27 @@
+/* Subcommands that main dispatches to by name. Each takes the arguments
+ * from its own name on (argv[0] is the command's name, e.g. "report") and
+ * returns the process exit status. */
+#ifndef CROSSRUN_RUNNER_COMMANDS_H
+#define CROSSRUN_RUNNER_COMMANDS_H
+
+/* `crossrun report FILE [--markdown OUT] [--html OUT] [--junit OUT]`:
+ * reads any evidence file and writes the reports asked for; the Markdown
+ * is also appended to $GITHUB_STEP_SUMMARY when that is set. Returns 0, 1
+ * when the evidence cannot be read or is invalid or an output cannot be
+ * written (one line on stderr: "crossrun report: FILE: problem"), 2 for
+ * bad usage. */
+int cmd_report(int argc, char **argv);
+
+/* `crossrun merge [--require OSES] [--pinned RUNTIMES] [--allow-rehearsal]
+ * --out FILE FILES...`: checks record evidence files (evidence/merge.h
+ * says what is refused), joins each OS's shards and writes one merged
+ * document to FILE atomically, printing a one-line summary. --require
+ * defaults to linux,macos,windows; --pinned names the runtimes whose
+ * toolchain_version must agree across OSes. Returns 0; 1 when refusing
+ * (every problem on stderr, one line each: "crossrun merge: FILE: problem",
+ * or "crossrun merge: problem" for one between files); 2 for bad usage (an
+ * unknown option, no files, an unknown OS in --require, no --out); 3 when
+ * FILE cannot be written. */
+int cmd_merge(int argc, char **argv);
+
+#endif
