@@ -54,6 +54,9 @@ PROTOCOL_SRC := $(wildcard protocol/*.c)
 RUNNER_SRC := $(filter-out runner/main.c,$(wildcard runner/*.c))
 EVIDENCE_SRC := $(wildcard evidence/*.c)
 PLATFORM_SRC := platforms/$(PLATFORM).c
+ifneq ($(PLATFORM),windows)
+  PLATFORM_SRC += platforms/posix.c
+endif
 LANE_C_COMMON := $(filter-out lanes/c/client.c lanes/c/server.c,$(wildcard lanes/c/*.c))
 TEST_SRC := $(wildcard tests/test_*.c)
 

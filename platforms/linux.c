@@ -22,6 +22,7 @@
  * setsid() is reparented to the coordinator when its parent dies, and is
  * found by scanning /proc for processes whose parent is the coordinator. */
 #include "platforms/platform.h"
+#include "platforms/posix.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -49,13 +50,6 @@ extern char **environ;
 
 #define MAX_ENV 4096
 
-static void set_err(char *err, size_t errlen, const char *fmt, const char *a,
-                    int e)
-{
-  if (err == NULL || errlen == 0)
-    return;
-  snprintf(err, errlen, fmt, a, strerror(e));
-}
 
 /* ---- taskstats exit records ---- */
 
@@ -267,7 +261,7 @@ static void taskstats_drain(void)
 int platform_init(char *err, size_t errlen)
 {
   if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
-    set_err(err, errlen, "cannot become a child subreaper%s: %s", "", errno);
+    posix_set_err(err, errlen, "cannot become a child subreaper%s: %s", "", errno);
     return -errno;
   }
   if (taskstats_fd < 0)
@@ -302,36 +296,6 @@ static int64_t status_field_bytes(long pid, const char *key)
   return value;
 }
 
-int platform_find_program(const char *name, const char *cwd, char *out,
-                          size_t outlen)
-{
-  const char *path, *p;
-
-  if (strchr(name, '/') != NULL) {
-    if (name[0] == '/' || cwd == NULL)
-      snprintf(out, outlen, "%s", name);
-    else
-      snprintf(out, outlen, "%s/%s", cwd, name);
-    return access(out, X_OK) == 0;
-  }
-  path = getenv("PATH");
-  if (path == NULL || *path == '\0')
-    path = "/usr/bin:/bin";
-  for (p = path; *p != '\0';) {
-    size_t len = strcspn(p, ":");
-    /* An empty PATH entry means the current folder. */
-    if (len == 0)
-      snprintf(out, outlen, "%s/%s", cwd ? cwd : ".", name);
-    else
-      snprintf(out, outlen, "%.*s/%s", (int)len, p, name);
-    if (access(out, X_OK) == 0)
-      return 1;
-    p += len;
-    if (*p == ':')
-      p++;
-  }
-  return 0;
-}
 
 const char *platform_signal_name(int sig)
 {
@@ -349,35 +313,6 @@ int64_t platform_self_peak_rss_bytes(void)
   return status_field_bytes(0, "VmHWM");
 }
 
-/* Builds the child's environment: the coordinator's, minus names that
- * opts->env overrides, plus opts->env. Pointers only; nothing copied. */
-static int build_env(const char *const *extra, const char **out, size_t cap)
-{
-  size_t n = 0;
-  for (char **e = environ; *e != NULL; e++) {
-    int overridden = 0;
-    const char *eq = strchr(*e, '=');
-    size_t nlen = eq ? (size_t)(eq - *e) : strlen(*e);
-    for (const char *const *x = extra; x && *x; x++) {
-      if (strncmp(*x, *e, nlen) == 0 && (*x)[nlen] == '=') {
-        overridden = 1;
-        break;
-      }
-    }
-    if (overridden)
-      continue;
-    if (n + 1 >= cap)
-      return -E2BIG;
-    out[n++] = *e;
-  }
-  for (const char *const *x = extra; x && *x; x++) {
-    if (n + 1 >= cap)
-      return -E2BIG;
-    out[n++] = *x;
-  }
-  out[n] = NULL;
-  return 0;
-}
 
 int platform_spawn(const struct platform_spawn_opts *opts,
                    struct platform_proc *proc, char *err, size_t errlen)
@@ -393,13 +328,13 @@ int platform_spawn(const struct platform_spawn_opts *opts,
   memset(proc, 0, sizeof(*proc));
   proc->pid = -1;
   proc->stdout_fd = proc->stderr_fd = -1;
-  if (build_env(opts->env, envp, MAX_ENV) != 0) {
-    set_err(err, errlen, "environment too large%s: %s", "", E2BIG);
+  if (posix_build_env(opts->env, environ, envp, MAX_ENV) != 0) {
+    posix_set_err(err, errlen, "environment too large%s: %s", "", E2BIG);
     return -E2BIG;
   }
   if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
     rc = -errno;
-    set_err(err, errlen, "cannot create pipes%s: %s", "", errno);
+    posix_set_err(err, errlen, "cannot create pipes%s: %s", "", errno);
     goto fail_pipes;
   }
   posix_spawn_file_actions_init(&fa);
@@ -427,7 +362,7 @@ int platform_spawn(const struct platform_spawn_opts *opts,
   close(out_pipe[1]);
   close(err_pipe[1]);
   if (rc != 0) {
-    set_err(err, errlen, "cannot start '%s': %s", opts->argv[0], rc);
+    posix_set_err(err, errlen, "cannot start '%s': %s", opts->argv[0], rc);
     close(out_pipe[0]);
     close(err_pipe[0]);
     return -rc;
@@ -452,10 +387,6 @@ fail_pipes:
   return rc;
 }
 
-static int64_t timeval_ns(struct timeval tv)
-{
-  return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
-}
 
 int platform_try_reap(struct platform_proc *proc, struct platform_exit *ex,
                       char *err, size_t errlen)
@@ -473,7 +404,7 @@ int platform_try_reap(struct platform_proc *proc, struct platform_exit *ex,
   taskstats_drain();
   watch_remove(proc);
   if (r < 0) {
-    set_err(err, errlen, "cannot reap peer%s: %s", "", errno);
+    posix_set_err(err, errlen, "cannot reap peer%s: %s", "", errno);
     return -errno;
   }
   memset(ex, 0, sizeof(*ex));
@@ -483,8 +414,8 @@ int platform_try_reap(struct platform_proc *proc, struct platform_exit *ex,
   } else if (WIFSIGNALED(status)) {
     ex->signal = WTERMSIG(status);
   }
-  ex->user_cpu_ns = timeval_ns(ru.ru_utime);
-  ex->system_cpu_ns = timeval_ns(ru.ru_stime);
+  ex->user_cpu_ns = posix_timeval_ns(ru.ru_utime);
+  ex->system_cpu_ns = posix_timeval_ns(ru.ru_stime);
   ex->os_peak_rss_bytes = (int64_t)ru.ru_maxrss * 1024;
   if (proc->exit_peak_rss_bytes > 0)
     ex->exact_peak_rss_bytes = proc->exit_peak_rss_bytes;
@@ -505,15 +436,6 @@ int platform_sample_memory(const struct platform_proc *proc,
   return mem->peak_rss_bytes < 0 ? -1 : 0;
 }
 
-int platform_terminate(const struct platform_proc *proc, int force)
-{
-  if (proc->group <= 0)
-    return -EINVAL;
-  if (kill(-(pid_t)proc->group, force ? SIGKILL : SIGTERM) != 0 &&
-      errno != ESRCH)
-    return -errno;
-  return 0;
-}
 
 /* Parses /proc/PID/stat: the name sits in parentheses and may itself hold
  * spaces or parentheses, so the fields are read after the last ')'. */
@@ -566,7 +488,7 @@ int platform_collect_orphans(const long *groups, int ngroups,
   memset(out, 0, sizeof(*out));
   proc_dir = opendir("/proc");
   if (proc_dir == NULL) {
-    set_err(err, errlen, "cannot scan /proc%s: %s", "", errno);
+    posix_set_err(err, errlen, "cannot scan /proc%s: %s", "", errno);
     return -errno;
   }
   while ((de = readdir(proc_dir)) != NULL) {
@@ -613,47 +535,6 @@ void platform_proc_release(struct platform_proc *proc)
   proc->os = NULL;
 }
 
-int platform_port_free(const char *host, int port, char *err, size_t errlen)
-{
-  struct sockaddr_storage addr;
-  socklen_t addrlen;
-  int fd, rc;
-
-  memset(&addr, 0, sizeof(addr));
-  if (inet_pton(AF_INET, host, &((struct sockaddr_in *)&addr)->sin_addr) ==
-      1) {
-    struct sockaddr_in *a4 = (struct sockaddr_in *)&addr;
-    a4->sin_family = AF_INET;
-    a4->sin_port = htons((uint16_t)port);
-    addrlen = sizeof(*a4);
-  } else if (inet_pton(AF_INET6, host,
-                       &((struct sockaddr_in6 *)&addr)->sin6_addr) == 1) {
-    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&addr;
-    a6->sin6_family = AF_INET6;
-    a6->sin6_port = htons((uint16_t)port);
-    addrlen = sizeof(*a6);
-  } else {
-    snprintf(err, errlen, "'%s' is not a numeric address", host);
-    return -EINVAL;
-  }
-  fd = socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    set_err(err, errlen, "cannot create a socket%s: %s", "", errno);
-    return -errno;
-  }
-  /* No SO_REUSEADDR on purpose: a socket left listening, connected or in
-   * TIME_WAIT on the port makes this fail, which is what is checked. */
-  rc = bind(fd, (struct sockaddr *)&addr, addrlen);
-  if (rc != 0) {
-    int e = errno;
-    close(fd);
-    snprintf(err, errlen, "port %d cannot be bound again: %s", port,
-             strerror(e));
-    return e == EADDRINUSE ? 0 : -e;
-  }
-  close(fd);
-  return 1;
-}
 
 static void read_cpu_model(char *out, size_t len)
 {

@@ -37,6 +37,7 @@
 #endif
 
 #include "platforms/platform.h"
+#include "platforms/posix.h"
 
 #include <arpa/inet.h>
 #include <crt_externs.h>
@@ -69,13 +70,6 @@
 #define MAX_TRACKED 256 /* descendants remembered across samples */
 #define MAX_CANDIDATES 512
 
-static void set_err(char *err, size_t errlen, const char *fmt, const char *a,
-                    int e)
-{
-  if (err == NULL || errlen == 0)
-    return;
-  snprintf(err, errlen, fmt, a, strerror(e));
-}
 
 int platform_init(char *err, size_t errlen)
 {
@@ -84,36 +78,6 @@ int platform_init(char *err, size_t errlen)
   return 0;
 }
 
-int platform_find_program(const char *name, const char *cwd, char *out,
-                          size_t outlen)
-{
-  const char *path, *p;
-
-  if (strchr(name, '/') != NULL) {
-    if (name[0] == '/' || cwd == NULL)
-      snprintf(out, outlen, "%s", name);
-    else
-      snprintf(out, outlen, "%s/%s", cwd, name);
-    return access(out, X_OK) == 0;
-  }
-  path = getenv("PATH");
-  if (path == NULL || *path == '\0')
-    path = "/usr/bin:/bin";
-  for (p = path; *p != '\0';) {
-    size_t len = strcspn(p, ":");
-    /* An empty PATH entry means the current folder. */
-    if (len == 0)
-      snprintf(out, outlen, "%s/%s", cwd ? cwd : ".", name);
-    else
-      snprintf(out, outlen, "%.*s/%s", (int)len, p, name);
-    if (access(out, X_OK) == 0)
-      return 1;
-    p += len;
-    if (*p == ':')
-      p++;
-  }
-  return 0;
-}
 
 const char *platform_signal_name(int sig)
 {
@@ -156,39 +120,6 @@ int64_t platform_self_peak_rss_bytes(void)
   return (int64_t)ru.ru_maxrss; /* bytes on macOS */
 }
 
-/* Builds the child's environment: the coordinator's, minus names that
- * opts->env overrides, plus opts->env. Pointers only; nothing copied.
- * _NSGetEnviron rather than environ: the latter is not reachable from
- * code that may end up in a shared library on Darwin. */
-static int build_env(const char *const *extra, const char **out, size_t cap)
-{
-  char **environ_now = *_NSGetEnviron();
-  size_t n = 0;
-
-  for (char **e = environ_now; e != NULL && *e != NULL; e++) {
-    int overridden = 0;
-    const char *eq = strchr(*e, '=');
-    size_t nlen = eq ? (size_t)(eq - *e) : strlen(*e);
-    for (const char *const *x = extra; x && *x; x++) {
-      if (strncmp(*x, *e, nlen) == 0 && (*x)[nlen] == '=') {
-        overridden = 1;
-        break;
-      }
-    }
-    if (overridden)
-      continue;
-    if (n + 1 >= cap)
-      return -E2BIG;
-    out[n++] = *e;
-  }
-  for (const char *const *x = extra; x && *x; x++) {
-    if (n + 1 >= cap)
-      return -E2BIG;
-    out[n++] = *x;
-  }
-  out[n] = NULL;
-  return 0;
-}
 
 /* pipe() with both ends close-on-exec and numbered 3 or more. macOS has no
  * pipe2, so close-on-exec is set afterwards; POSIX_SPAWN_CLOEXEC_DEFAULT
@@ -243,27 +174,27 @@ int platform_spawn(const struct platform_spawn_opts *opts,
   memset(proc, 0, sizeof(*proc));
   proc->pid = -1;
   proc->stdout_fd = proc->stderr_fd = -1;
-  if (build_env(opts->env, envp, MAX_ENV) != 0) {
-    set_err(err, errlen, "environment too large%s: %s", "", E2BIG);
+  if (posix_build_env(opts->env, *_NSGetEnviron(), envp, MAX_ENV) != 0) {
+    posix_set_err(err, errlen, "environment too large%s: %s", "", E2BIG);
     return -E2BIG;
   }
   rc = make_pipe(out_pipe);
   if (rc == 0)
     rc = make_pipe(err_pipe);
   if (rc != 0) {
-    set_err(err, errlen, "cannot create pipes%s: %s", "", -rc);
+    posix_set_err(err, errlen, "cannot create pipes%s: %s", "", -rc);
     goto fail_pipes;
   }
   rc = posix_spawn_file_actions_init(&fa);
   if (rc != 0) {
-    set_err(err, errlen, "cannot prepare '%s': %s", opts->argv[0], rc);
+    posix_set_err(err, errlen, "cannot prepare '%s': %s", opts->argv[0], rc);
     rc = -rc;
     goto fail_pipes;
   }
   rc = posix_spawnattr_init(&attr);
   if (rc != 0) {
     posix_spawn_file_actions_destroy(&fa);
-    set_err(err, errlen, "cannot prepare '%s': %s", opts->argv[0], rc);
+    posix_set_err(err, errlen, "cannot prepare '%s': %s", opts->argv[0], rc);
     rc = -rc;
     goto fail_pipes;
   }
@@ -302,7 +233,7 @@ int platform_spawn(const struct platform_spawn_opts *opts,
   close(out_pipe[1]);
   close(err_pipe[1]);
   if (rc != 0) {
-    set_err(err, errlen, "cannot start '%s': %s", opts->argv[0], rc);
+    posix_set_err(err, errlen, "cannot start '%s': %s", opts->argv[0], rc);
     close(out_pipe[0]);
     close(err_pipe[0]);
     return -rc;
@@ -325,10 +256,6 @@ fail_pipes:
   return rc;
 }
 
-static int64_t timeval_ns(struct timeval tv)
-{
-  return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
-}
 
 int platform_try_reap(struct platform_proc *proc, struct platform_exit *ex,
                       char *err, size_t errlen)
@@ -343,7 +270,7 @@ int platform_try_reap(struct platform_proc *proc, struct platform_exit *ex,
   if (r == 0)
     return 0;
   if (r < 0) {
-    set_err(err, errlen, "cannot reap peer%s: %s", "", errno);
+    posix_set_err(err, errlen, "cannot reap peer%s: %s", "", errno);
     return -errno;
   }
   memset(ex, 0, sizeof(*ex));
@@ -353,8 +280,8 @@ int platform_try_reap(struct platform_proc *proc, struct platform_exit *ex,
   } else if (WIFSIGNALED(status)) {
     ex->signal = WTERMSIG(status);
   }
-  ex->user_cpu_ns = timeval_ns(ru.ru_utime);
-  ex->system_cpu_ns = timeval_ns(ru.ru_stime);
+  ex->user_cpu_ns = posix_timeval_ns(ru.ru_utime);
+  ex->system_cpu_ns = posix_timeval_ns(ru.ru_stime);
   /* Bytes already on macOS; the task was new, so the figure is the
    * peer's own (see the top of this file). */
   ex->os_peak_rss_bytes = (int64_t)ru.ru_maxrss;
@@ -470,15 +397,6 @@ int platform_sample_memory(const struct platform_proc *proc,
   return 0;
 }
 
-int platform_terminate(const struct platform_proc *proc, int force)
-{
-  if (proc->group <= 0)
-    return -EINVAL;
-  if (kill(-(pid_t)proc->group, force ? SIGKILL : SIGTERM) != 0 &&
-      errno != ESRCH)
-    return -errno;
-  return 0;
-}
 
 /* How a process came to be suspected; decides how it is confirmed. */
 enum origin { FROM_GROUP, FROM_TREE, FROM_RECORD };
@@ -623,48 +541,6 @@ void platform_proc_release(struct platform_proc *proc)
   proc->os = NULL;
 }
 
-int platform_port_free(const char *host, int port, char *err, size_t errlen)
-{
-  struct sockaddr_storage addr;
-  socklen_t addrlen;
-  int fd, rc;
-
-  memset(&addr, 0, sizeof(addr));
-  if (inet_pton(AF_INET, host, &((struct sockaddr_in *)&addr)->sin_addr) == 1) {
-    struct sockaddr_in *a4 = (struct sockaddr_in *)&addr;
-    a4->sin_family = AF_INET;
-    a4->sin_port = htons((uint16_t)port);
-    addrlen = sizeof(*a4);
-  } else if (inet_pton(AF_INET6, host,
-                       &((struct sockaddr_in6 *)&addr)->sin6_addr) == 1) {
-    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&addr;
-    a6->sin6_family = AF_INET6;
-    a6->sin6_port = htons((uint16_t)port);
-    addrlen = sizeof(*a6);
-  } else {
-    snprintf(err, errlen, "'%s' is not a numeric address", host);
-    return -EINVAL;
-  }
-  /* bind() fills in sa_len from addrlen, so it is not set here. */
-  fd = socket(addr.ss_family, SOCK_STREAM, 0);
-  if (fd < 0) {
-    set_err(err, errlen, "cannot create a socket%s: %s", "", errno);
-    return -errno;
-  }
-  fcntl(fd, F_SETFD, FD_CLOEXEC);
-  /* No SO_REUSEADDR on purpose: a socket left listening, connected or in
-   * TIME_WAIT on the port makes this fail, which is what is checked. */
-  rc = bind(fd, (struct sockaddr *)&addr, addrlen);
-  if (rc != 0) {
-    int e = errno;
-    close(fd);
-    snprintf(err, errlen, "port %d cannot be bound again: %s", port,
-             strerror(e));
-    return e == EADDRINUSE ? 0 : -e;
-  }
-  close(fd);
-  return 1;
-}
 
 void platform_machine_describe(struct platform_machine *m)
 {

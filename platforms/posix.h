@@ -1,0 +1,24 @@
+/* Helpers shared by the POSIX platform files (linux.c, macos.c); not part
+ * of platform.h's contract. */
+#ifndef CROSSRUN_PLATFORMS_POSIX_H
+#define CROSSRUN_PLATFORMS_POSIX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/time.h>
+
+#include "platforms/platform.h"
+
+/* Writes fmt (with %s for a, then %s for strerror(e)) into err. */
+void posix_set_err(char *err, size_t errlen, const char *fmt, const char *a,
+                   int e);
+
+int64_t posix_timeval_ns(struct timeval tv);
+
+/* Builds a child's environment into out (cap pointers): environ_now minus
+ * the names extra overrides, plus extra. Pointers only; nothing copied.
+ * Returns 0 or -E2BIG. */
+int posix_build_env(const char *const *extra, char **environ_now,
+                    const char **out, size_t cap);
+
+#endif
