@@ -1,0 +1,252 @@
+/* Reports: any evidence file (a single-OS quick, full or record document,
+ * or a merged one from `crossrun merge`) read into a plain model, then
+ * rendered as Markdown, one self-contained HTML page, or JUnit XML. The
+ * model is built from the file alone, so a report can be made on any
+ * machine. Reading checks every type it uses: a file that is not JSON or
+ * holds a wrong type is refused with one line, never half-read. */
+#ifndef CROSSRUN_EVIDENCE_REPORT_H
+#define CROSSRUN_EVIDENCE_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Hard limits on what a file may hold. */
+#define REPORT_MAX_FILE_BYTES (64 * 1024 * 1024)
+#define REPORT_MAX_PLATFORMS 8
+#define REPORT_MAX_LANES 256     /* per platform */
+#define REPORT_MAX_SAMPLES 10000 /* per lane */
+#define REPORT_MAX_RUNTIMES 64   /* per platform */
+#define REPORT_MAX_COMPARISONS 1024
+
+/* A figure over a lane's passed samples. n == 0: not measured. When a
+ * document carries only a summary median, have_range is 0 and min and max
+ * equal the median. */
+struct report_figure {
+  int n;
+  int have_range;
+  double median;
+  double min;
+  double max;
+};
+
+struct report_sample {
+  int round;           /* 0 when the file does not say */
+  const char *status;  /* "passed", "failed", "unsupported", ... */
+  const char *stage;   /* failure stage, NULL when passed */
+  const char *reason;  /* failure reason, NULL when passed */
+  const char *message; /* failure message, may be NULL */
+  int have_time;
+  double ns_per_round_trip;
+  int64_t wall_ns; /* -1: unknown */
+  int retried;
+  const char *reproduce; /* the crossrun command, may be NULL */
+  const char *reproduce_server;
+  const char *reproduce_client;
+  const char *client_stderr; /* kept only for failed samples */
+  const char *server_stderr;
+};
+
+struct report_lane {
+  const char *name;
+  const char *client; /* runtime names */
+  const char *server;
+  const char *status; /* the summary's, or derived from the samples */
+  const char *unavailable_reason;
+  const char *error_reason;
+  const char *unstable_reasons;
+  int stable; /* 1, 0, -1 unknown */
+  int passed;
+  int failed; /* samples failed or in error */
+  struct report_figure ns_per_rt;
+  struct report_figure client_rss; /* bytes */
+  struct report_figure server_rss;
+  struct report_figure client_cpu; /* ns, user + system */
+  struct report_figure server_cpu;
+  struct report_sample *samples;
+  int nsamples;
+};
+
+struct report_package {
+  int present;  /* the runtime declares a package */
+  int measured; /* else error says why */
+  const char *error;
+  const char *file_name;
+  const char *format;
+  int64_t packed_bytes;
+  int64_t unpacked_bytes;
+  int file_count;
+  const char *sha256;
+  int reproducible; /* 1, 0, -1 unknown */
+};
+
+struct report_runtime {
+  const char *name;
+  const char *toolchain_version; /* may be NULL */
+  const char *status; /* "available", "unavailable", "broken", or NULL */
+  const char *reason;
+  struct report_package package;
+};
+
+struct report_comparison {
+  const char *lane;
+  const char *reference;
+  double ratio;
+  double u;
+  double p;
+  const char *verdict; /* "tie", "faster", "slower", "~" */
+};
+
+struct report_cleanliness {
+  int present;
+  int pairs_started;
+  int natural_exits;
+  int processes_left;
+  int sockets_left;
+  int forced_terminations;
+  int temp_entries_left;
+};
+
+/* One operating system's document. Every string is owned by the report. */
+struct report_platform {
+  const char *os;   /* the key in a merged file, else machine.os */
+  const char *mode; /* "quick", "full", "record" */
+  int performance_claims;
+  int official;
+  int complete;
+  const char *incomplete_reason;
+  const char *started_at;
+  const char *tool_version;
+  struct {
+    const char *arch;
+    const char *kernel;
+    const char *cpu_model;
+    int logical_cpus;     /* 0: unknown */
+    int64_t memory_bytes; /* -1: unknown */
+  } machine;
+  struct {
+    const char *name;
+    int64_t warmup_round_trips; /* -1: unknown */
+    int64_t round_trips;
+    int64_t payload_bytes;
+    int64_t max_in_flight;
+    int samples_per_lane;
+  } workload;
+  struct {
+    const char *commit;
+    const char *branch;
+    const char *ci_provider;
+    const char *ci_workflow;
+    const char *ci_run_id;
+  } provenance;
+  int shard_index; /* 0: not a shard */
+  int shard_count;
+  int packages_skipped; /* every package says --no-packages */
+  struct report_runtime *runtimes;
+  int nruntimes;
+  struct report_lane *lanes;
+  int nlanes;
+  struct report_comparison *comparisons;
+  int ncomparisons;
+  struct report_cleanliness cleanliness;
+};
+
+struct report {
+  const char *source; /* the file's name, without its folders */
+  const char *mode;   /* "quick", "full", "record" or "merged" */
+  int merged;
+  int performance_claims; /* 0 when any platform's evidence is a smoke
+                             check */
+  int official;
+  const char *commit; /* a merged file's, else the provenance's */
+  const char *tool_version;
+  struct report_platform *platforms;
+  int nplatforms;
+  /* Every allocation of the model, freed by report_release. */
+  void **owned;
+  size_t nowned;
+  size_t capowned;
+};
+
+#define REPORT_INIT                                                            \
+  {                                                                            \
+    0                                                                          \
+  }
+
+void report_init(struct report *r);
+
+/* Reads the evidence file at path (at most REPORT_MAX_FILE_BYTES) into r,
+ * which must be initialised. Returns 0, or -1 with one line in err ("not
+ * JSON: unexpected end of data at byte 120", "'lanes.c-c.samples' is a
+ * string, expected an array") and r left empty. */
+int report_load(struct report *r, const char *path, char *err, size_t errlen);
+
+/* The same from a document in memory (len bytes, need not end in NUL);
+ * name is what the report calls it. */
+int report_parse(struct report *r, const char *name, const char *text,
+                 size_t len, char *err, size_t errlen);
+
+/* Frees everything the model owns; r is empty afterwards. */
+void report_release(struct report *r);
+
+/* The lanes of every platform, each name once, in the order they first
+ * appear; out holds at most max names (pointers into r). Returns the
+ * count. */
+int report_lane_names(const struct report *r, const char **out, int max);
+
+/* The lane called name on p, or NULL. */
+const struct report_lane *report_find_lane(const struct report_platform *p,
+                                           const char *name);
+
+/* The lane of client runtime c against server runtime s on p, or NULL. */
+const struct report_lane *report_lane_of(const struct report_platform *p,
+                                         const char *c, const char *s);
+
+/* The runtimes p's lanes use as client or server, in the order of p's
+ * runtimes and then of its lanes; at most max names. Returns the count. */
+int report_platform_runtimes(const struct report_platform *p, const char **out,
+                             int max);
+
+/* The package of runtime name on p, or NULL when p has none. */
+const struct report_package *report_package_of(const struct report_platform *p,
+                                               const char *name);
+
+/* The renderers. Each writes the whole report to f and returns 0, or -1
+ * when writing failed. Markdown and HTML that come from evidence without
+ * performance claims carry a smoke-check banner and no comparisons or
+ * ratios. Every string from the file is escaped for the output's
+ * language; control characters are dropped and bytes that are not UTF-8
+ * become U+FFFD. */
+int report_markdown(const struct report *r, FILE *f);
+int report_html(const struct report *r, FILE *f);
+int report_junit(const struct report *r, FILE *f);
+
+/* Shared by the renderers (evidence/report_*.c), not for other callers. */
+
+/* Decodes the UTF-8 character at s (at least one byte, s[0] != 0) into
+ * *cp and returns its length; a malformed sequence, a surrogate, or a
+ * character XML forbids gives U+FFFD and length 1. */
+int report_utf8_next(const char *s, uint32_t *cp);
+
+/* Writes code point cp as UTF-8. */
+void report_put_utf8(FILE *f, uint32_t cp);
+
+/* Writes text as HTML/XML character data or attribute value: & < > " '
+ * escaped, control characters (but tab, and newline when keep_newlines)
+ * dropped. NULL writes nothing. */
+void report_xml_text(FILE *f, const char *text, int keep_newlines);
+
+/* Figures as text. A unit is chosen from the median and used for min and
+ * max too: "288.8" (ns, the unit named by the caller), "1.9 MiB",
+ * "4.0 ms". */
+enum report_unit { REPORT_NS, REPORT_BYTES, REPORT_CPU_NS };
+
+void report_format_value(char *out, size_t len, double v,
+                         enum report_unit unit);
+
+/* "median [min–max]" ("1.9 MiB [1.8–2.0]"), "median (no range)" when only
+ * a summary median is known, or "-" when not measured. */
+void report_format_figure(char *out, size_t len, const struct report_figure *f,
+                          enum report_unit unit);
+
+#endif
