@@ -82,10 +82,12 @@ static int split_list(const char *flag, char *list, const char **items,
     comma = strchr(item, ',');
     if (comma != NULL)
       *comma = '\0';
-    if (*item == '\0')
-      return usage_error("%s: an empty name in the list", flag);
-    if (n == max)
-      return usage_error("%s: too many names", flag);
+    if (*item == '\0' || n == max) {
+      usage_error(*item ? "%s: too many names" : "%s: an empty name in the "
+                                                  "list",
+                  flag);
+      return -1;
+    }
     if (os_names && merge_os_index(item) < 0) {
       fprintf(stderr,
               "crossrun merge: %s: unknown os '%s' (expected linux, macos or "
