@@ -83,14 +83,9 @@ function main() {
       say(`${ROLE}: connect to ${connect.host}:${connect.port}: ${e.code || e.message}`);
       process.exit(1);
     }
-    try {
-      session.onEnd();
-    } catch (pe) {
-      pe.message += ` (connection error: ${e.code || e.message})`;
-      fail(pe);
-      return;
-    }
-    sock.destroy();
+    // A reset is truncated inside a frame, else unexpected_eof, even
+    // after BYE_ACK (SPEC.md section 3).
+    fail(session.resetRejection(e.code || e.message));
   });
   sock.on('close', () => {
     if (failed) return;

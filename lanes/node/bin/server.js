@@ -48,16 +48,9 @@ function serve(sock) {
   });
   sock.on('error', (e) => {
     if (failed) return;
-    // A reset ends the stream like an end of stream would, with the same
-    // verdict; only the note differs.
-    try {
-      session.onEnd();
-    } catch (pe) {
-      pe.message += ` (connection error: ${e.code || e.message})`;
-      fail(pe);
-      return;
-    }
-    sock.destroy();
+    // A reset is truncated inside a frame, else unexpected_eof, even
+    // after BYE_ACK (SPEC.md section 3).
+    fail(session.resetRejection(e.code || e.message));
   });
   sock.on('close', () => {
     if (!failed) process.exit(0);

@@ -98,7 +98,6 @@ class ClientSession extends Receiver {
     const P = this.P;
     const F = this.F;
     while (n - pos >= HEADER_BYTES) {
-      if (this.state === C_DONE) break;
       if (this.state === C_RUN && this.recv < this.sent) {
         // The common case, checked byte by byte: the RESPONSE to the
         // oldest outstanding request, length P.
@@ -123,7 +122,7 @@ class ClientSession extends Receiver {
           continue;
         }
       }
-      const len = this._admit(chunk, pos);
+      const len = this._admit(chunk, pos, n - pos);
       if (n - pos < HEADER_BYTES + len) {
         this._stash(chunk, pos, len);
         return;
@@ -131,13 +130,7 @@ class ClientSession extends Receiver {
       this._complete(chunk, pos, len);
       pos += HEADER_BYTES + len;
     }
-    if (pos < n) {
-      // Nothing may follow BYE_ACK, not even part of a frame.
-      if (this.state === C_DONE) {
-        throw new ProtocolError('unexpected_type', `${n - pos} bytes after BYE_ACK (expected the end of stream)`);
-      }
-      this._stash(chunk, pos, -1);
-    }
+    if (pos < n) this._stash(chunk, pos, -1);
   }
 
   // The next frames to send as one Buffer of at most about maxBytes (at
@@ -208,11 +201,12 @@ class ClientSession extends Receiver {
   }
 
   _bye() {
+    // Counts wrap modulo 2^64 (SPEC.md section 2).
     const counts = codec.encodeCounts({
       requests: BigInt(this.sent),
       responses: BigInt(this.recv),
-      bytesSent: BigInt(this.bytesOut),
-      bytesReceived: BigInt(this.bytesIn),
+      bytesSent: BigInt.asUintN(64, BigInt(this.bytesOut)),
+      bytesReceived: BigInt.asUintN(64, BigInt(this.bytesIn)),
     });
     const f = codec.encodeFrame(T.BYE, this.totalBig + 1n, counts);
     this.framesOut++;
@@ -234,15 +228,33 @@ class ClientSession extends Receiver {
     if (seq === this.total) this.t1 = this.now();
   }
 
-  // Header checks only (SPEC.md section 1); see ServerSession._admit.
-  _admit(buf, off) {
+  // Every check the header allows, as soon as it is in; see
+  // ServerSession._admit.
+  _admit(buf, off, avail) {
     codec.checkHeader(buf, off);
-    return buf.readUInt32BE(off + 4);
+    const len = buf.readUInt32BE(off + 4);
+    if (buf[off + 1] === T.ERROR) throw peerError(buf, off + HEADER_BYTES, len, avail - HEADER_BYTES);
+    this._check(buf, off, len);
+    return len;
   }
 
+  // The session's checks on a header (not an ERROR one). A RESPONSE's
+  // sequence comes before anything else about it (SPEC.md section 3): it
+  // must be the previous response's plus 1 whether or not that request
+  // was sent, before HELLO_ACK and after the last response too.
   _check(buf, off, len) {
     const type = buf[off + 1];
     const seq = codec.readSequence(buf, off);
+    if (type === T.RESPONSE && this.state !== C_RUN && this.state !== C_DONE) {
+      const want = this.state === C_HELLO_ACK ? 1n : this.totalBig + 1n;
+      if (seq !== want) throw new ProtocolError('wrong_sequence', `RESPONSE sequence ${seq}, expected ${want}`);
+      throw new ProtocolError(
+        'unexpected_type',
+        this.state === C_HELLO_ACK
+          ? `RESPONSE ${seq} before HELLO_ACK (its request was not sent)`
+          : `RESPONSE ${seq} after every response (no request outstanding)`
+      );
+    }
     switch (this.state) {
       case C_HELLO_ACK:
         if (type !== T.HELLO_ACK) throw unexpected(type, 'HELLO_ACK');
@@ -264,24 +276,19 @@ class ClientSession extends Receiver {
         break;
       }
       case C_BYE_ACK: {
-        if (type === T.RESPONSE) {
-          throw new ProtocolError('unexpected_type', `RESPONSE ${seq} with no request outstanding`);
-        }
         if (type !== T.BYE_ACK) throw unexpected(type, 'BYE_ACK');
         const want = this.totalBig + 1n;
         if (seq !== want) throw new ProtocolError('wrong_sequence', `BYE_ACK sequence ${seq}, expected ${want}`);
         break;
       }
       default:
-        throw new ProtocolError('unexpected_type', `${codec.typeName(type)} after BYE_ACK`);
+        throw new ProtocolError('unexpected_type', `${codec.typeName(type)} after BYE_ACK (expected the end of stream)`);
     }
   }
 
+  // The whole frame at buf[off..] passed _admit: the payload's checks.
   _complete(buf, off, len) {
-    const type = buf[off + 1];
     const payloadOff = off + HEADER_BYTES;
-    if (type === T.ERROR) throw peerError(buf, payloadOff, len);
-    this._check(buf, off, len);
     switch (this.state) {
       case C_HELLO_ACK: {
         const echo = buf.subarray(payloadOff, payloadOff + len);
@@ -306,8 +313,8 @@ class ClientSession extends Receiver {
         const own = {
           requests: BigInt(this.sent),
           responses: BigInt(this.recv),
-          bytesSent: BigInt(this.bytesIn),
-          bytesReceived: BigInt(this.bytesOut),
+          bytesSent: BigInt.asUintN(64, BigInt(this.bytesIn)),
+          bytesReceived: BigInt.asUintN(64, BigInt(this.bytesOut)),
         };
         if (!codec.countsEqual(got, own)) {
           throw new ProtocolError(

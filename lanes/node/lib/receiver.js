@@ -5,9 +5,12 @@
 // arrives. Complete frames are parsed straight from the read's own buffer.
 //
 // A subclass provides:
-//   _admit(buf, off) -> payload length: every check the 16 header bytes
-//     allow (SPEC.md section 1, then the session's type, sequence and
-//     length rules); throws a ProtocolError on a rejection.
+//   _admit(buf, off, avail) -> payload length: every check the 16 header
+//     bytes allow (SPEC.md section 1, then an ERROR frame as peer_error
+//     and the session's type, sequence and length rules), with `avail`
+//     bytes of the frame at buf[off..] (16 or more); throws a
+//     ProtocolError on a rejection. Only the payload waits for the whole
+//     frame.
 //   _completeStashed(len): handles the whole frame now in this.acc[0..).
 
 const codec = require('./codec');
@@ -60,15 +63,25 @@ class Receiver {
       this.accLen += take;
       pos = take;
       if (this.accLen < HEADER_BYTES) return pos;
-      const len = this._admit(this.acc, 0);
+      // The header is in: its own checks, then as much of the frame as
+      // this chunk holds (an ERROR is reported with what arrived of its
+      // reason), then the session's checks.
+      codec.checkHeader(this.acc, 0);
+      const len = this.acc.readUInt32BE(4);
       this._ensureAcc(HEADER_BYTES + len);
+      const more = Math.min(len, n - pos);
+      chunk.copy(this.acc, HEADER_BYTES, pos, pos + more);
+      this.accLen = HEADER_BYTES + more;
+      pos += more;
+      this._admit(this.acc, 0, this.accLen);
       this.pendingLen = len;
+    } else {
+      const take = Math.min(HEADER_BYTES + this.pendingLen - this.accLen, n);
+      chunk.copy(this.acc, this.accLen, 0, take);
+      this.accLen += take;
+      pos = take;
     }
     const size = HEADER_BYTES + this.pendingLen;
-    const take = Math.min(size - this.accLen, n - pos);
-    chunk.copy(this.acc, this.accLen, pos, pos + take);
-    this.accLen += take;
-    pos += take;
     if (this.accLen < size) return pos;
     const len = this.pendingLen;
     this.accLen = 0;
@@ -82,6 +95,15 @@ class Receiver {
     if (this.accLen === 0) return null;
     return new ProtocolError('truncated', `end of stream after ${this.accLen} bytes of a frame`);
   }
+
+  // The rejection for a connection that failed (a reset) instead of
+  // ending: truncated inside a frame, else unexpected_eof whatever the
+  // state, even where a clean end would be allowed (SPEC.md section 3).
+  resetRejection(cause) {
+    const e = this._eofPartial() || new ProtocolError('unexpected_eof', 'the connection failed between frames');
+    e.message += ` (connection error: ${cause})`;
+    return e;
+  }
 }
 
 // A frame of a type the session does not allow at this point.
@@ -89,10 +111,20 @@ function unexpected(type, wanted) {
   return new ProtocolError('unexpected_type', `${codec.typeName(type)} while waiting for ${wanted}`);
 }
 
-// The rejection for a received ERROR frame (payload at buf[payloadOff..]).
-function peerError(buf, payloadOff, len) {
-  const { code, reason } = codec.decodeError(buf.subarray(payloadOff, payloadOff + len));
-  const e = new ProtocolError('peer_error', `ERROR code ${code} (${codec.codeName(code)}): ${JSON.stringify(reason)}`);
+// The rejection for a received ERROR frame, from its header on (SPEC.md
+// section 3): `have` of its `len` payload bytes are at buf[payloadOff..],
+// and as much of the reason as arrived is reported.
+function peerError(buf, payloadOff, len, have = len) {
+  if (have > len) have = len;
+  if (have < 2) {
+    const e = new ProtocolError('peer_error', `ERROR frame of ${len} payload bytes (its code did not arrive)`);
+    e.peerCode = null;
+    e.peerReason = '';
+    return e;
+  }
+  const { code, reason } = codec.decodeError(buf.subarray(payloadOff, payloadOff + have));
+  const cut = have < len ? ` (${len - have} bytes of it did not arrive)` : '';
+  const e = new ProtocolError('peer_error', `ERROR code ${code} (${codec.codeName(code)}): ${JSON.stringify(reason)}${cut}`);
   e.peerCode = code;
   e.peerReason = reason;
   return e;
@@ -115,7 +147,7 @@ class FrameParser extends Receiver {
       if (this.accLen > 0) return;
     }
     while (n - pos >= HEADER_BYTES) {
-      const len = this._admit(chunk, pos);
+      const len = this._admit(chunk, pos, n - pos);
       if (n - pos < HEADER_BYTES + len) {
         this._stash(chunk, pos, len);
         return;

@@ -55,7 +55,6 @@ class ServerSession extends Receiver {
     let P = this.P;
     let F = this.F;
     while (n - pos >= HEADER_BYTES) {
-      if (this.state === S_CLOSED) break;
       if (this.state === S_REQUESTS) {
         // The common case, checked byte by byte: a REQUEST with the next
         // sequence and length P.
@@ -86,7 +85,7 @@ class ServerSession extends Receiver {
           continue;
         }
       }
-      const len = this._admit(chunk, pos);
+      const len = this._admit(chunk, pos, n - pos);
       if (n - pos < HEADER_BYTES + len) {
         this._stash(chunk, pos, len);
         pos = n;
@@ -108,13 +107,7 @@ class ServerSession extends Receiver {
       }
       pos += HEADER_BYTES + len;
     }
-    if (pos < n) {
-      // Any byte after BYE is a violation, whether or not it makes a frame.
-      if (this.state === S_CLOSED) {
-        throw new ProtocolError('unexpected_type', `${n - pos} bytes after BYE (expected the end of stream)`);
-      }
-      this._stash(chunk, pos, -1);
-    }
+    if (pos < n) this._stash(chunk, pos, -1);
     if (regionEnd >= 0) segs.push(chunk.subarray(regionStart, regionEnd));
     if (segs.length === 0) return null;
     if (segs.length === 1) return segs[0];
@@ -143,15 +136,19 @@ class ServerSession extends Receiver {
     if (seq === this.total) this.state = S_BYE;
   }
 
-  // Header checks only (SPEC.md section 1); the session's rules apply once
-  // the whole frame is in, so a frame cut short is `truncated` whatever
-  // its header says.
-  _admit(buf, off) {
+  // Every check the header allows, as soon as it is in (SPEC.md sections 1
+  // and 3): a header that breaks a rule is reported by that rule even when
+  // the stream then ends inside the frame.
+  _admit(buf, off, avail) {
     codec.checkHeader(buf, off);
-    return buf.readUInt32BE(off + 4);
+    const len = buf.readUInt32BE(off + 4);
+    if (buf[off + 1] === T.ERROR) throw peerError(buf, off + HEADER_BYTES, len, avail - HEADER_BYTES);
+    this._check(buf, off, len);
+    return len;
   }
 
-  // The session's checks on a whole frame whose header passed _admit.
+  // The session's checks on a header (not an ERROR one): type, sequence,
+  // payload length.
   _check(buf, off, len) {
     const type = buf[off + 1];
     const seq = codec.readSequence(buf, off);
@@ -161,6 +158,7 @@ class ServerSession extends Receiver {
         if (seq !== 0n) throw new ProtocolError('wrong_sequence', `HELLO sequence ${seq}, expected 0`);
         break;
       case S_REQUESTS: {
+        // A BYE before all W + N requests, too, whatever its sequence.
         if (type !== T.REQUEST) throw unexpected(type, `REQUEST ${this.received + 1}`);
         const want = BigInt(this.received + 1);
         if (seq !== want) {
@@ -182,17 +180,16 @@ class ServerSession extends Receiver {
         break;
       }
       default:
-        throw new ProtocolError('unexpected_type', `${codec.typeName(type)} after BYE`);
+        // Fewer than 16 bytes and then end of stream: truncated (onEnd).
+        throw new ProtocolError('unexpected_type', `${codec.typeName(type)} after BYE (expected the end of stream)`);
     }
   }
 
-  // The whole frame at buf[off..] passed _admit. Returns IN_PLACE for a
-  // request rewritten as its response, a Buffer to send, or null.
+  // The whole frame at buf[off..] passed _admit: the payload's checks.
+  // Returns IN_PLACE for a request rewritten as its response, a Buffer to
+  // send, or null.
   _complete(buf, off, len) {
-    const type = buf[off + 1];
     const payloadOff = off + HEADER_BYTES;
-    if (type === T.ERROR) throw peerError(buf, payloadOff, len);
-    this._check(buf, off, len);
     switch (this.state) {
       case S_HELLO: {
         const w = codec.decodeWorkload(buf, payloadOff);
@@ -223,8 +220,8 @@ class ServerSession extends Receiver {
         const own = {
           requests: BigInt(this.received),
           responses: BigInt(this.received),
-          bytesSent: BigInt(this.bytesIn),
-          bytesReceived: BigInt(this.bytesOut),
+          bytesSent: BigInt.asUintN(64, BigInt(this.bytesIn)),
+          bytesReceived: BigInt.asUintN(64, BigInt(this.bytesOut)),
         };
         if (!codec.countsEqual(got, own)) {
           throw new ProtocolError(
@@ -233,11 +230,12 @@ class ServerSession extends Receiver {
           );
         }
         this.bytesIn += HEADER_BYTES + len;
+        // Counts wrap modulo 2^64 (SPEC.md section 2).
         const counts = codec.encodeCounts({
           requests: BigInt(this.received),
           responses: BigInt(this.received),
-          bytesSent: BigInt(this.bytesOut),
-          bytesReceived: BigInt(this.bytesIn),
+          bytesSent: BigInt.asUintN(64, BigInt(this.bytesOut)),
+          bytesReceived: BigInt.asUintN(64, BigInt(this.bytesIn)),
         });
         const ack = codec.encodeFrame(T.BYE_ACK, this.totalBig + 1n, counts);
         this.bytesOut += ack.length;

@@ -142,6 +142,8 @@ test('frames.json: encode from the fields, decode every field', () => {
       assert.equal(k.responses, BigInt(c.counts.responses), c.name);
       assert.equal(k.bytesSent, BigInt(c.counts.bytes_sent), c.name);
       assert.equal(k.bytesReceived, BigInt(c.counts.bytes_received), c.name);
+      // The counts that close a session of `session`, modulo 2^64.
+      if (c.session) assert.deepEqual(codec.expectedCounts(workloadOf(c.session), c.type === T.BYE_ACK), k, c.name);
     }
     if (c.type === T.ERROR) {
       assert.deepEqual(codec.decodeError(payload), { code: c.code, reason: c.reason }, c.name);

@@ -107,10 +107,15 @@ function receiverIn(state, c) {
   const P = w ? w.payloadBytes : 0;
   if (state.startsWith('server_')) {
     const s = new ServerSession();
-    if (state === 'server_expecting_request') {
+    if (state === 'server_expecting_request' || state === 'server_after_bye') {
       s.onData(codec.encodeFrame(codec.T.HELLO, 0, wlBytes));
-      const seq = Number(c.sequence);
+      const seq = state === 'server_after_bye' ? total + 1 : Number(c.sequence);
       for (let i = 1; i < seq; i++) s.onData(codec.encodeFrame(codec.T.REQUEST, i, codec.gen(i, P)));
+      if (state === 'server_after_bye') {
+        const bye = codec.encodeCounts(codec.expectedCounts(w, false));
+        s.onData(codec.encodeFrame(codec.T.BYE, BigInt(total + 1), bye));
+        if (!s.done) throw new Error('no BYE_ACK');
+      }
     } else if (state !== 'server_expecting_hello') {
       throw new Error(`unknown state ${state}`);
     }
@@ -144,6 +149,7 @@ function receiverIn(state, c) {
 const SESSION_STATES = [
   'server_expecting_hello',
   'server_expecting_request',
+  'server_after_bye',
   'client_expecting_hello_ack',
   'client_expecting_response',
   'client_expecting_bye_ack',

@@ -164,8 +164,9 @@ function stderrLine(res, rejection) {
 }
 
 // Connects to a node server, sends `bytes` (then ends the stream when
-// `end`), and collects what comes back until the server closes.
-async function rawToServer(bytes, { end = false, pieces = 1 } = {}) {
+// `end`, or resets the connection when `reset`), and collects what comes
+// back until the server closes.
+async function rawToServer(bytes, { end = false, reset = false, pieces = 1 } = {}) {
   const srv = await startServer(NODE_SERVER);
   const sock = net.connect({ host: '127.0.0.1', port: srv.port });
   const back = [];
@@ -178,6 +179,10 @@ async function rawToServer(bytes, { end = false, pieces = 1 } = {}) {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   if (end) sock.end();
+  if (reset) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    sock.resetAndDestroy();
+  }
   const res = await srv.done;
   await new Promise((resolve) => {
     if (sock.destroyed) resolve();
@@ -282,11 +287,45 @@ const SERVER_REJECTIONS = [
     code: 3,
   },
   {
-    name: 'one stray byte after BYE, connection left open',
-    bytes: () => Buffer.concat([hello(), allRequests(), goodBye(), Buffer.from([1])]),
+    name: 'a REQUEST header after BYE, connection left open',
+    bytes: () => Buffer.concat([hello(), allRequests(), goodBye(), rawHeader(T.REQUEST, 6, 5)]),
     pieces: 3,
     rejection: 'unexpected_type',
     code: 3,
+  },
+  {
+    name: 'one stray byte after BYE, then end of stream',
+    bytes: () => Buffer.concat([hello(), allRequests(), goodBye(), Buffer.from([1])]),
+    pieces: 3,
+    end: true,
+    rejection: 'truncated',
+    code: 3,
+  },
+  {
+    name: 'REQUEST 2 header and 2 payload bytes where 1 is next, then end of stream',
+    bytes: () => Buffer.concat([hello(), req(2).subarray(0, 18)]),
+    end: true,
+    rejection: 'wrong_sequence',
+    code: 3,
+  },
+  {
+    name: 'REQUEST 1 header of P+1 bytes, connection left open',
+    bytes: () => Buffer.concat([hello(), rawHeader(T.REQUEST, 1, 6)]),
+    rejection: 'bad_length',
+    code: 3,
+  },
+  {
+    name: 'BYE after 2 of 5 requests',
+    bytes: () => Buffer.concat([hello(), req(1), req(2), goodBye()]),
+    rejection: 'unexpected_type',
+    code: 3,
+  },
+  {
+    name: 'an ERROR header and part of its reason, then end of stream',
+    bytes: () => Buffer.concat([hello(), codec.encodeError(3, 'gave up').subarray(0, 20)]),
+    end: true,
+    rejection: 'peer_error',
+    code: null,
   },
   { name: 'half a HELLO, then end of stream', bytes: () => hello().subarray(0, 20), end: true, rejection: 'truncated', code: 3 },
   { name: 'end of stream before HELLO', bytes: () => Buffer.alloc(0), end: true, rejection: 'unexpected_eof', code: 3 },
@@ -303,17 +342,31 @@ const SERVER_REJECTIONS = [
     rejection: 'peer_error',
     code: null,
   },
+  {
+    name: 'a reset right after BYE_ACK',
+    bytes: () => Buffer.concat([hello(), allRequests(), goodBye()]),
+    reset: true,
+    rejection: 'unexpected_eof',
+    code: null,
+  },
+  {
+    name: 'a reset inside REQUEST 2',
+    bytes: () => Buffer.concat([hello(), req(1), req(2).subarray(0, 10)]),
+    reset: true,
+    rejection: 'truncated',
+    code: null,
+  },
 ];
 
 for (const c of SERVER_REJECTIONS) {
   test(`server rejects ${c.name}: ${c.rejection}`, { timeout: TIMEOUT }, async () => {
-    const { res, back } = await rawToServer(c.bytes(), { end: c.end, pieces: c.pieces || 1 });
+    const { res, back } = await rawToServer(c.bytes(), { end: c.end, reset: c.reset, pieces: c.pieces || 1 });
     assert.notEqual(res.code, 0, 'non-zero exit');
     stderrLine(res, c.rejection);
     assert.deepEqual(res.tmpLeft, []);
     if (c.code === null) {
       // No ERROR in answer to an ERROR.
-      for (const f of framesOf(back)) assert.notEqual(f.type, T.ERROR);
+      if (!c.reset) for (const f of framesOf(back)) assert.notEqual(f.type, T.ERROR);
     } else {
       const e = lastErrorCode(back);
       assert.equal(e.code, c.code);
@@ -460,10 +513,22 @@ const CLIENT_REJECTIONS = [
     code: null,
   },
   {
-    name: 'one stray byte after BYE_ACK',
+    name: 'one stray byte after BYE_ACK, then end of stream',
     tamper: (f, out) => (f.type === T.BYE ? Buffer.concat([out, Buffer.from([1])]) : out),
-    rejection: 'unexpected_type',
+    rejection: 'truncated',
     code: null,
+  },
+  {
+    name: 'a RESPONSE 2 header instead of HELLO_ACK, connection left open',
+    tamper: (f, out) => (f.type === T.HELLO ? rawHeader(T.RESPONSE, 2, 5) : out),
+    rejection: 'wrong_sequence',
+    code: 3,
+  },
+  {
+    name: 'RESPONSE 1 header and 1 payload byte before HELLO_ACK, then end of stream',
+    tamper: (f, out) => (f.type === T.HELLO ? { bytes: resp(1).subarray(0, 17) } : out),
+    rejection: 'unexpected_type',
+    code: 3,
   },
   {
     name: 'RESPONSE of version 3',
@@ -511,6 +576,9 @@ const BAD_CLIENT_FLAGS = [
   ['--connect', '127.0.0.1:1', '--warmup', '0', '--round-trips', '0', '--payload-bytes', '0', '--max-in-flight', '1'],
   ['--connect', '127.0.0.1:1', '--warmup', '0', '--round-trips', '1', '--payload-bytes', '1048577', '--max-in-flight', '1'],
   ['--connect', '127.0.0.1:1', '--warmup', '0', '--round-trips', '1', '--payload-bytes', '0', '--max-in-flight', '65537'],
+  ['--connect', '127.0.0.1:1', '--warmup', '0', '--round-trips', '1', '--payload-bytes', '0', '--max-in-flight', '0'],
+  ['--connect', '127.0.0.1:1', '--warmup', '0', '--round-trips', '4611686018427387904', '--payload-bytes', '0', '--max-in-flight', '1'],
+  ['--connect', '127.0.0.1:1', '--warmup', '18446744073709551616', '--round-trips', '1', '--payload-bytes', '0', '--max-in-flight', '1'],
   ['--connect', 'localhost', '--warmup', '0', '--round-trips', '1', '--payload-bytes', '0', '--max-in-flight', '1'],
   ['--connect', '127.0.0.1:1', '--warmup', '0', '--warmup', '0', '--round-trips', '1', '--payload-bytes', '0', '--max-in-flight', '1'],
 ];
