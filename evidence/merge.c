@@ -20,19 +20,18 @@ static const char *const os_names[NOS] = {"linux", "macos", "windows"};
 
 /* Counts a clean run leaves at 0; pairs_started and natural_exits are the
  * other two, summed when shards are joined. */
-static const char *const must_be_zero[] = {
-    "processes_left", "sockets_left", "forced_terminations",
-    "temp_entries_left"};
+static const char *const must_be_zero[] = {"processes_left", "sockets_left",
+                                           "forced_terminations",
+                                           "temp_entries_left"};
 
 struct input {
   const char *path; /* as given: problems name it */
   const char *name; /* base name: the key in "inputs" */
   char sha256[65];
-  json_object *doc;  /* NULL when unreadable or of an unknown schema */
-  int sound;         /* every field merge reads has its type */
-  int os;            /* merge_os_index(machine.os) */
-  json_object *arch, *commit, *version, *workload, *matrix, *runtimes,
-      *lanes, *shard;
+  json_object *doc; /* NULL when unreadable or of an unknown schema */
+  int os;           /* merge_os_index(machine.os) */
+  json_object *arch, *commit, *version, *workload, *matrix, *runtimes, *lanes,
+      *shard;
   int official; /* -1 unknown */
   int claims;
   int shard_state; /* 1 sharded, 0 a whole run, -1 unknown */
@@ -109,8 +108,8 @@ static void vproblem(struct merge_problems *p, const char *file,
   p->lines[p->count++] = copy;
 }
 
-static void problem(struct merge_problems *p, const char *file,
-                    const char *fmt, ...)
+static void problem(struct merge_problems *p, const char *file, const char *fmt,
+                    ...)
 {
   va_list ap;
   va_start(ap, fmt);
@@ -118,17 +117,7 @@ static void problem(struct merge_problems *p, const char *file,
   va_end(ap);
 }
 
-/* A field merge needs is missing or of the wrong type. */
-static void bad(struct check *c, const char *fmt, ...)
-{
-  va_list ap;
-  c->in->sound = 0;
-  va_start(ap, fmt);
-  vproblem(c->p, c->in->path, fmt, ap);
-  va_end(ap);
-}
-
-/* A well-formed input that may not be merged. */
+/* A problem of the input c checks. */
 static void refuse(struct check *c, const char *fmt, ...)
 {
   va_list ap;
@@ -200,22 +189,20 @@ static json_object *field(struct check *c, json_object *parent,
     return NULL;
   join_path(path, sizeof(path), ppath, key);
   if (!json_object_object_get_ex(parent, key, &v)) {
-    bad(c, "'%s' is missing", path);
+    refuse(c, "'%s' is missing", path);
     return NULL;
   }
   if (v == NULL) {
     if (!nullable)
-      bad(c, "'%s' is null, expected %s", path, type_phrase(want));
+      refuse(c, "'%s' is null, expected %s", path, type_phrase(want));
     return NULL;
   }
-  if (is_number(v) && !number_in_range(v)) {
-    c->in->sound = 0;
+  if (is_number(v) && !number_in_range(v))
     return NULL;
-  }
   if (json_object_is_type(v, want))
     return v;
-  bad(c, "'%s' is %s, expected %s", path,
-      type_phrase(json_object_get_type(v)), type_phrase(want));
+  refuse(c, "'%s' is %s, expected %s", path,
+         type_phrase(json_object_get_type(v)), type_phrase(want));
   return NULL;
 }
 
@@ -264,10 +251,10 @@ static void walk_numbers(struct check *c, json_object *v, char *path,
 
   if (is_number(v)) {
     if (!number_in_range(v))
-      bad(c, "number out of range at '%s' (%s)", len ? path : "(top)",
-          json_object_is_type(v, json_type_double)
-              ? json_object_to_json_string(v)
-              : "beyond 64-bit integers");
+      refuse(c, "number out of range at '%s' (%s)", len ? path : "(top)",
+             json_object_is_type(v, json_type_double)
+                 ? json_object_to_json_string(v)
+                 : "beyond 64-bit integers");
     return;
   }
   if (json_object_is_type(v, json_type_object)) {
@@ -358,8 +345,7 @@ static json_object *parse(struct check *c, const char *buf, size_t len)
     refuse(c, "cannot parse: out of memory");
     return NULL;
   }
-  json_tokener_set_flags(tok,
-                         JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+  json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
   /* len fits: MERGE_MAX_FILE_BYTES is below INT_MAX. */
   doc = json_tokener_parse_ex(tok, buf, (int)len);
   jerr = json_tokener_get_error(tok);
@@ -372,15 +358,15 @@ static json_object *parse(struct check *c, const char *buf, size_t len)
     if (i == len)
       refuse(c, "not JSON: the file is empty");
     else if (jerr == json_tokener_continue)
-      refuse(c, "truncated JSON: the text ends inside a value after %zu "
-                "bytes",
+      refuse(c,
+             "truncated JSON: the text ends inside a value after %zu "
+             "bytes",
              len);
     else if (jerr == json_tokener_error_depth)
       refuse(c, "not JSON this reads: nested more than %d levels deep",
              MERGE_MAX_DEPTH);
     else
-      refuse(c, "not JSON: %s at byte %zu", json_tokener_error_desc(jerr),
-             end);
+      refuse(c, "not JSON: %s at byte %zu", json_tokener_error_desc(jerr), end);
     return NULL;
   }
   for (i = end; i < len && is_space(buf[i]); i++)
@@ -407,7 +393,7 @@ static void check_provenance(struct check *c)
 
   in->commit = field(c, prov, "provenance", "commit", json_type_string, 0);
   if (in->commit != NULL && json_object_get_string_len(in->commit) == 0) {
-    bad(c, "'provenance.commit' is empty");
+    refuse(c, "'provenance.commit' is empty");
     in->commit = NULL;
   }
   in->matrix =
@@ -418,8 +404,8 @@ static void check_provenance(struct check *c)
   {
     join_path(path, sizeof(path), "provenance.matrix_sha256", file);
     if (!json_object_is_type(sha, json_type_string))
-      bad(c, "'%s' is %s, expected a string", path,
-          type_phrase(json_object_get_type(sha)));
+      refuse(c, "'%s' is %s, expected a string", path,
+             type_phrase(json_object_get_type(sha)));
   }
 }
 
@@ -437,22 +423,21 @@ static void check_shard(struct check *c)
   }
   ok = field_int(c, in->shard, "shard", "index", &in->shard_index) == 0;
   ok &= field_int(c, in->shard, "shard", "count", &in->shard_count) == 0;
-  ok &= field_int(c, in->shard, "shard", "lanes_total", &in->lanes_total) ==
-        0;
+  ok &= field_int(c, in->shard, "shard", "lanes_total", &in->lanes_total) == 0;
   if (!ok)
     return;
   if (in->shard_count < 1 || in->shard_count > MERGE_MAX_SHARDS) {
-    bad(c, "'shard.count' is %" PRId64 ", expected 1 to %d", in->shard_count,
-        MERGE_MAX_SHARDS);
+    refuse(c, "'shard.count' is %" PRId64 ", expected 1 to %d", in->shard_count,
+           MERGE_MAX_SHARDS);
     ok = 0;
   } else if (in->shard_index < 1 || in->shard_index > in->shard_count) {
-    bad(c, "'shard.index' is %" PRId64 ", expected 1 to %" PRId64,
-        in->shard_index, in->shard_count);
+    refuse(c, "'shard.index' is %" PRId64 ", expected 1 to %" PRId64,
+           in->shard_index, in->shard_count);
     ok = 0;
   }
   if (in->lanes_total < 1 || in->lanes_total > MERGE_MAX_LANES) {
-    bad(c, "'shard.lanes_total' is %" PRId64 ", expected 1 to %d",
-        in->lanes_total, MERGE_MAX_LANES);
+    refuse(c, "'shard.lanes_total' is %" PRId64 ", expected 1 to %d",
+           in->lanes_total, MERGE_MAX_LANES);
     ok = 0;
   }
   if (ok)
@@ -468,8 +453,8 @@ static void check_runtimes(struct check *c)
   if (in->runtimes == NULL)
     return;
   if (json_object_object_length(in->runtimes) > MERGE_MAX_RUNTIMES) {
-    bad(c, "too many runtimes (%d, at most %d)",
-        json_object_object_length(in->runtimes), MERGE_MAX_RUNTIMES);
+    refuse(c, "too many runtimes (%d, at most %d)",
+           json_object_object_length(in->runtimes), MERGE_MAX_RUNTIMES);
     in->runtimes = NULL;
     return;
   }
@@ -477,8 +462,8 @@ static void check_runtimes(struct check *c)
   {
     join_path(path, sizeof(path), "runtimes", name);
     if (!json_object_is_type(rt, json_type_object))
-      bad(c, "'%s' is %s, expected an object", path,
-          type_phrase(json_object_get_type(rt)));
+      refuse(c, "'%s' is %s, expected an object", path,
+             type_phrase(json_object_get_type(rt)));
     else
       field(c, rt, path, "toolchain_version", json_type_string, 1);
   }
@@ -493,8 +478,8 @@ static void check_sample(struct check *c, const char *lane, int expected,
 
   snprintf(path, sizeof(path), "lanes.%s.samples[%zu]", lane, i);
   if (!json_object_is_type(sample, json_type_object)) {
-    bad(c, "'%s' is %s, expected an object", path,
-        type_phrase(json_object_get_type(sample)));
+    refuse(c, "'%s' is %s, expected an object", path,
+           type_phrase(json_object_get_type(sample)));
     return;
   }
   v = field(c, sample, path, "status", json_type_string, 0);
@@ -527,8 +512,8 @@ static void check_lanes(struct check *c)
   if (in->lanes == NULL)
     return;
   if (json_object_object_length(in->lanes) > MERGE_MAX_LANES) {
-    bad(c, "too many lanes (%d, at most %d)",
-        json_object_object_length(in->lanes), MERGE_MAX_LANES);
+    refuse(c, "too many lanes (%d, at most %d)",
+           json_object_object_length(in->lanes), MERGE_MAX_LANES);
     in->lanes = NULL;
     return;
   }
@@ -538,8 +523,8 @@ static void check_lanes(struct check *c)
   {
     join_path(path, sizeof(path), "lanes", name);
     if (!json_object_is_type(lane, json_type_object)) {
-      bad(c, "'%s' is %s, expected an object", path,
-          type_phrase(json_object_get_type(lane)));
+      refuse(c, "'%s' is %s, expected an object", path,
+             type_phrase(json_object_get_type(lane)));
       continue;
     }
     summary = field(c, lane, path, "summary", json_type_object, 0);
@@ -553,8 +538,7 @@ static void check_lanes(struct check *c)
              json_object_get_string(status));
     samples = field(c, lane, path, "samples", json_type_array, 0);
     for (size_t i = 0; samples && i < json_object_array_length(samples); i++)
-      check_sample(c, name, expected, json_object_array_get_idx(samples, i),
-                   i);
+      check_sample(c, name, expected, json_object_array_get_idx(samples, i), i);
   }
 }
 
@@ -567,17 +551,16 @@ static void check_cleanliness(struct check *c)
 
   for (size_t i = 0; i < sizeof(counted) / sizeof(counted[0]); i++)
     if (field_int(c, cl, "cleanliness", counted[i], &v) == 0 && v < 0)
-      bad(c, "'cleanliness.%s' is negative (%" PRId64 ")", counted[i], v);
-  for (size_t i = 0; i < sizeof(must_be_zero) / sizeof(must_be_zero[0]);
-       i++) {
+      refuse(c, "'cleanliness.%s' is negative (%" PRId64 ")", counted[i], v);
+  for (size_t i = 0; i < sizeof(must_be_zero) / sizeof(must_be_zero[0]); i++) {
     if (field_int(c, cl, "cleanliness", must_be_zero[i], &v) != 0)
       continue;
     if (v < 0)
-      bad(c, "'cleanliness.%s' is negative (%" PRId64 ")", must_be_zero[i],
-          v);
+      refuse(c, "'cleanliness.%s' is negative (%" PRId64 ")", must_be_zero[i],
+             v);
     else if (v > 0)
-      refuse(c, "cleanliness: %s is %" PRId64 " (must be 0)",
-             must_be_zero[i], v);
+      refuse(c, "cleanliness: %s is %" PRId64 " (must be 0)", must_be_zero[i],
+             v);
   }
 }
 
@@ -599,15 +582,13 @@ static void check_document(struct check *c, const struct merge_options *o)
            type_phrase(json_object_get_type(v)));
     goto unknown;
   }
-  if (!number_in_range(v) ||
-      json_object_get_int64(v) != MERGE_SCHEMA_VERSION) {
+  if (!number_in_range(v) || json_object_get_int64(v) != MERGE_SCHEMA_VERSION) {
     refuse(c, "unknown schema_version %s (this crossrun reads %d)",
            number_in_range(v) ? json_object_get_string(v)
                               : "beyond 64-bit integers",
            MERGE_SCHEMA_VERSION);
     goto unknown;
   }
-  in->sound = 1;
   walk_numbers(c, doc, path, 0, sizeof(path));
 
   tool = field(c, doc, "", "tool", json_type_object, 0);
@@ -618,8 +599,9 @@ static void check_document(struct check *c, const struct merge_options *o)
   in->version = field(c, tool, "tool", "version", json_type_string, 0);
   v = field(c, doc, "", "mode", json_type_string, 0);
   if (v != NULL && strcmp(s = json_object_get_string(v), "record") != 0)
-    refuse(c, "not record evidence: mode is '%s' (only files of `crossrun "
-              "record` merge)",
+    refuse(c,
+           "not record evidence: mode is '%s' (only files of `crossrun "
+           "record` merge)",
            s);
   if ((v = field(c, doc, "", "official", json_type_boolean, 0)) != NULL) {
     in->official = json_object_get_boolean(v);
@@ -640,8 +622,9 @@ static void check_document(struct check *c, const struct merge_options *o)
   if (v != NULL) {
     in->os = merge_os_index(s = json_object_get_string(v));
     if (in->os < 0)
-      refuse(c, "unknown os '%s' in machine.os (expected linux, macos or "
-                "windows)",
+      refuse(c,
+             "unknown os '%s' in machine.os (expected linux, macos or "
+             "windows)",
              s);
   }
   in->arch = field(c, machine, "machine", "arch", json_type_string, 0);
@@ -771,8 +754,7 @@ static json_object *differing_keys(json_object *const *values,
 /* When values[0..n) (those whose label is not NULL) are not all equal, one
  * line "<prefix>: <value> in <label>, <label>; <value> in <label>". */
 static void differ(struct merge_problems *p, const char *prefix,
-                   json_object *const *values, const char *const *labels,
-                   int n)
+                   json_object *const *values, const char *const *labels, int n)
 {
   int group[MERGE_MAX_INPUTS], ngroups = 0;
   struct line l = {"", 0};
@@ -821,8 +803,7 @@ static json_object *toolchain_of(const struct input *in, const char *runtime)
 
 static int declares(const struct input *in, const char *runtime)
 {
-  return json_object_is_type(member(in->runtimes, runtime),
-                             json_type_object);
+  return json_object_is_type(member(in->runtimes, runtime), json_type_object);
 }
 
 static int is_pinned(const struct merge_options *o, const char *runtime)
@@ -858,8 +839,8 @@ static void shard_label(const struct input *in, char *out, size_t outlen)
 {
   const char *arch = str(in->arch) ? str(in->arch) : "?";
   if (in->shard_state == 1)
-    snprintf(out, outlen, "%s (%s, shard %" PRId64 " of %" PRId64 ")",
-             in->path, arch, in->shard_index, in->shard_count);
+    snprintf(out, outlen, "%s (%s, shard %" PRId64 " of %" PRId64 ")", in->path,
+             arch, in->shard_index, in->shard_count);
   else
     snprintf(out, outlen, "%s (%s)", in->path, arch);
 }
@@ -923,8 +904,9 @@ static void check_shards(const struct merge_options *o,
       problem(p, NULL, "%s: shard %" PRId64 " of %" PRId64 " missing", os, k,
               count);
     else if (found > 1)
-      problem(p, NULL, "%s: shard %" PRId64 " of %" PRId64 " given %d times: %s",
-              os, k, count, found, l.text);
+      problem(p, NULL,
+              "%s: shard %" PRId64 " of %" PRId64 " given %d times: %s", os, k,
+              count, found, l.text);
   }
   /* Each lane once: named at its first shard, with every shard holding it. */
   for (int i = 0; i < n; i++) {
@@ -950,8 +932,9 @@ static void check_shards(const struct merge_options *o,
     }
   }
   if (totals_agree && all_lanes && held != total)
-    problem(p, NULL, "%s: the shards hold %" PRId64 " lanes, but lanes_total "
-                     "is %" PRId64,
+    problem(p, NULL,
+            "%s: the shards hold %" PRId64 " lanes, but lanes_total "
+            "is %" PRId64,
             os, held, total);
   /* One OS's document has one toolchain per runtime. Pinned ones are
    * compared across every input anyway. */
@@ -1034,8 +1017,9 @@ static void check_lane_sets(struct merge_problems *p,
         line_add(&l, "%s'%s'", missing++ ? ", " : "", lane);
     }
     if (missing)
-      problem(p, NULL, "lane sets differ: %s lacks %s, which other platforms "
-                       "have",
+      problem(p, NULL,
+              "lane sets differ: %s lacks %s, which other platforms "
+              "have",
               os_names[os], l.text);
   }
   for (int os = 0; os < NOS; os++)
@@ -1062,8 +1046,9 @@ static void check_together(const struct merge_options *o,
   for (int r = 0; r < o->nrequire; r++) {
     int os = merge_os_index(o->require[r]);
     if (os >= 0 && sizes[os] == 0)
-      problem(p, NULL, "required os '%s' missing: no input has machine.os "
-                       "'%s'%s",
+      problem(p, NULL,
+              "required os '%s' missing: no input has machine.os "
+              "'%s'%s",
               os_names[os], os_names[os],
               unknown ? " (some inputs have no known os)" : "");
   }
@@ -1229,8 +1214,8 @@ static json_object *input_json(const struct input *in)
 static json_object *build(struct input *ins, int n)
 {
   struct input *groups[NOS][MERGE_MAX_INPUTS];
-  json_object *doc = json_object_new_object(), *o, *inputs, *tools,
-              *platforms, *runtimes;
+  json_object *doc = json_object_new_object(), *o, *inputs, *tools, *platforms,
+              *runtimes;
   int sizes[NOS] = {0}, official = 1, claims = 1;
 
   for (int i = 0; i < n; i++) {
@@ -1328,8 +1313,7 @@ int merge_files(const struct merge_options *o, const char *const *paths,
   return rc;
 }
 
-int merge_write(json_object *merged, const char *path, char *err,
-                size_t errlen)
+int merge_write(json_object *merged, const char *path, char *err, size_t errlen)
 {
   const char *body = json_object_to_json_string_ext(
       merged, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
@@ -1343,8 +1327,7 @@ int merge_write(json_object *merged, const char *path, char *err,
     snprintf(err, errlen, "cannot write '%s': out of memory", path);
     return -1;
   }
-  if ((size_t)snprintf(tmp, sizeof(tmp), "%s.partial", path) >=
-      sizeof(tmp)) {
+  if ((size_t)snprintf(tmp, sizeof(tmp), "%s.partial", path) >= sizeof(tmp)) {
     snprintf(err, errlen, "cannot write '%s': the name is too long", path);
     return -1;
   }
@@ -1405,8 +1388,7 @@ void merge_summary(json_object *merged, char *out, size_t outlen)
     {
       const char *arch = member_str(member(doc, "machine"), "arch");
       json_object *ls = member(doc, "lanes");
-      line_add(&l, "%s %s %s", nplatforms++ ? "," : "", os,
-               arch ? arch : "?");
+      line_add(&l, "%s %s %s", nplatforms++ ? "," : "", os, arch ? arch : "?");
       shards = count_inputs_of(inputs, os);
       if (shards > 1)
         line_add(&l, " (%d shards)", shards);

@@ -34,15 +34,15 @@
 #include <stddef.h>
 #include <json-c/json.h>
 
-#define MERGE_SCHEMA_VERSION 1                 /* the one it reads */
+#define MERGE_SCHEMA_VERSION 1                   /* the one it reads */
 #define MERGE_MAX_FILE_BYTES ((size_t)256 << 20) /* 256 MiB per input */
-#define MERGE_MAX_DEPTH 64                     /* JSON nesting */
+#define MERGE_MAX_DEPTH 64                       /* JSON nesting */
 #define MERGE_MAX_INPUTS 256
 #define MERGE_MAX_SHARDS 64
-#define MERGE_MAX_LANES 4096                   /* per input */
-#define MERGE_MAX_RUNTIMES 256                 /* per input */
-#define MERGE_MAX_PROBLEMS 10000               /* lines kept */
-#define MERGE_LINE_MAX 4096                    /* bytes per problem line */
+#define MERGE_MAX_LANES 4096     /* per input */
+#define MERGE_MAX_RUNTIMES 256   /* per input */
+#define MERGE_MAX_PROBLEMS 10000 /* lines kept */
+#define MERGE_LINE_MAX 4096      /* bytes per problem line */
 
 struct merge_options {
   /* OSes ("linux", "macos", "windows") that must each be present exactly
@@ -61,7 +61,10 @@ struct merge_options {
   int allow_rehearsal;
 };
 
-#define MERGE_OPTIONS_INIT {NULL, 0, NULL, 0, 0}
+#define MERGE_OPTIONS_INIT                                                     \
+  {                                                                            \
+    NULL, 0, NULL, 0, 0                                                        \
+  }
 
 /* The problems found, one line each: "<file as given>: <problem>" for a
  * problem of one file, "<problem>" for one between files. Control
@@ -74,7 +77,10 @@ struct merge_problems {
   int dropped;
 };
 
-#define MERGE_PROBLEMS_INIT {NULL, 0, 0, 0}
+#define MERGE_PROBLEMS_INIT                                                    \
+  {                                                                            \
+    NULL, 0, 0, 0                                                              \
+  }
 
 void merge_problems_init(struct merge_problems *p);
 

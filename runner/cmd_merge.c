@@ -13,53 +13,52 @@
 
 static void usage(FILE *f)
 {
-  fputs(
-      "usage: crossrun merge [--require OSES] [--pinned RUNTIMES]\n"
-      "                      [--allow-rehearsal] --out FILE FILES...\n"
-      "\n"
-      "Joins the shards of each OS and merges the record evidence of "
-      "several OSes\n"
-      "(the files of `crossrun record`) into one document, after checking "
-      "them all.\n"
-      "It refuses, naming every problem on its own line: a file that is not "
-      "JSON,\n"
-      "truncated, of another schema_version, with a field of the wrong type "
-      "or a\n"
-      "number out of range; evidence that is not from record mode, not "
-      "official or\n"
-      "incomplete; a lane that did not pass (an expected_failure lane is "
-      "kept and\n"
-      "reported), a failed sample, a cleanliness count above 0; a required "
-      "OS\n"
-      "missing or present twice; shards with a gap or an overlap; commits, "
-      "tool\n"
-      "versions, workloads, matrix files or lane sets that differ.\n"
-      "\n"
-      "  --require OSES       comma-separated OSes that must each be "
-      "present once\n"
-      "                       (default linux,macos,windows)\n"
-      "  --pinned RUNTIMES    comma-separated runtimes whose toolchain is "
-      "pinned:\n"
-      "                       runtimes.<name>.toolchain_version must be the "
-      "same on\n"
-      "                       every OS. The matrix file has no pin field, so "
-      "they are\n"
-      "                       named here; every runtime's versions are "
-      "reported in\n"
-      "                       the merged file's \"toolchain_versions\" "
-      "either way.\n"
-      "  --allow-rehearsal    accept inputs with \"official\": false; the "
-      "merged file\n"
-      "                       is then \"official\": false\n"
-      "  --out FILE           the merged document (written atomically; "
-      "required)\n"
-      "\n"
-      "Exit status: 0 merged; 1 refused (each problem on stderr as "
-      "\"crossrun merge:\n"
-      "FILE: problem\", or without FILE for one between files); 2 bad usage; "
-      "3 the\n"
-      "output cannot be written.\n",
-      f);
+  fputs("usage: crossrun merge [--require OSES] [--pinned RUNTIMES]\n"
+        "                      [--allow-rehearsal] --out FILE FILES...\n"
+        "\n"
+        "Joins the shards of each OS and merges the record evidence of "
+        "several OSes\n"
+        "(the files of `crossrun record`) into one document, after checking "
+        "them all.\n"
+        "It refuses, naming every problem on its own line: a file that is not "
+        "JSON,\n"
+        "truncated, of another schema_version, with a field of the wrong type "
+        "or a\n"
+        "number out of range; evidence that is not from record mode, not "
+        "official or\n"
+        "incomplete; a lane that did not pass (an expected_failure lane is "
+        "kept and\n"
+        "reported), a failed sample, a cleanliness count above 0; a required "
+        "OS\n"
+        "missing or present twice; shards with a gap or an overlap; commits, "
+        "tool\n"
+        "versions, workloads, matrix files or lane sets that differ.\n"
+        "\n"
+        "  --require OSES       comma-separated OSes that must each be "
+        "present once\n"
+        "                       (default linux,macos,windows)\n"
+        "  --pinned RUNTIMES    comma-separated runtimes whose toolchain is "
+        "pinned:\n"
+        "                       runtimes.<name>.toolchain_version must be the "
+        "same on\n"
+        "                       every OS. The matrix file has no pin field, so "
+        "they are\n"
+        "                       named here; every runtime's versions are "
+        "reported in\n"
+        "                       the merged file's \"toolchain_versions\" "
+        "either way.\n"
+        "  --allow-rehearsal    accept inputs with \"official\": false; the "
+        "merged file\n"
+        "                       is then \"official\": false\n"
+        "  --out FILE           the merged document (written atomically; "
+        "required)\n"
+        "\n"
+        "Exit status: 0 merged; 1 refused (each problem on stderr as "
+        "\"crossrun merge:\n"
+        "FILE: problem\", or without FILE for one between files); 2 bad usage; "
+        "3 the\n"
+        "output cannot be written.\n",
+        f);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -72,8 +71,8 @@ static int usage_error(const char *fmt, const char *arg)
 
 /* Splits a comma-separated list in place into items[0..max). Returns the
  * count, or -1 with a usage message printed. */
-static int split_list(const char *flag, char *list, const char **items,
-                      int max, int os_names)
+static int split_list(const char *flag, char *list, const char **items, int max,
+                      int os_names)
 {
   int n = 0;
   char *item = list, *comma;
@@ -83,8 +82,9 @@ static int split_list(const char *flag, char *list, const char **items,
     if (comma != NULL)
       *comma = '\0';
     if (*item == '\0' || n == max) {
-      usage_error(*item ? "%s: too many names" : "%s: an empty name in the "
-                                                  "list",
+      usage_error(*item ? "%s: too many names"
+                        : "%s: an empty name in the "
+                          "list",
                   flag);
       return -1;
     }
@@ -109,8 +109,8 @@ static int split_list(const char *flag, char *list, const char **items,
 
 /* The value of a flag given as "--flag VALUE" or "--flag=VALUE"; NULL when
  * arg is not that flag. *i moves past a separate value. */
-static const char *flag_value(const char *flag, int argc, char **argv,
-                              int *i, int *missing)
+static const char *flag_value(const char *flag, int argc, char **argv, int *i,
+                              int *missing)
 {
   size_t len = strlen(flag);
   const char *arg = argv[*i];

@@ -18,7 +18,7 @@
 
 #define COMMIT "0123456789abcdef0123456789abcdef01234567"
 #define OTHER_COMMIT "fedcba9876543210fedcba9876543210fedcba98"
-#define MATRIX_SHA                                                           \
+#define MATRIX_SHA                                                             \
   "5f2b0c6a4e1d3c7b9a8f6e5d4c3b2a1908f7e6d5c4b3a29180f7e6d5c4b3a291"
 #define MAX_FILES 8
 
@@ -102,13 +102,15 @@ static json_object *craft(int os)
   set(d, "official", json_object_new_boolean(1));
   set(d, "performance_claims", json_object_new_boolean(1));
   json_object_object_del(d, "performance_note");
+  /* A measurement has comparisons; a smoke run's are null. */
+  set(d, "comparisons", json_object_new_object());
   prov = json_object_new_object();
   set(prov, "commit", json_object_new_string(COMMIT));
   set(prov, "branch", json_object_new_string("main"));
   set(prov, "clean", json_object_new_boolean(1));
   ci = json_object_new_object();
   set(ci, "detected", json_object_new_boolean(1));
-  set(ci, "provider", json_object_new_string("github"));
+  set(ci, "provider", json_object_new_string("github_actions"));
   set(ci, "workflow", json_object_new_string("record"));
   set(ci, "run_id", json_object_new_string("4242"));
   set(ci, "run_attempt", json_object_new_string("1"));
@@ -226,8 +228,8 @@ static int merge(struct files *f, json_object **out, struct merge_problems *p)
 
 /* The line naming file (NULL: a line about no one file) that contains
  * message, or NULL. */
-static const char *find_line(const struct merge_problems *p,
-                             const char *file, const char *message)
+static const char *find_line(const struct merge_problems *p, const char *file,
+                             const char *message)
 {
   char prefix[600];
   size_t plen;
@@ -308,8 +310,9 @@ static void test_three_oses(void)
       (void)name;
       samples += (int)json_object_array_length(path(lane, "samples"));
     }
-    TAP_OK(ok, "platform %s: the record without its shard field, every "
-               "lane and raw sample as written",
+    TAP_OK(ok,
+           "platform %s: the record without its shard field, every "
+           "lane and raw sample as written",
            oses[os]);
     json_object_put(want);
   }
@@ -329,8 +332,8 @@ static void test_three_oses(void)
   {
     json_object *tv = path(path(m, "toolchain_versions"), rt);
     for (int os = 0; os < 3; os++)
-      ok &= json_object_equal(path(tv, oses[os]),
-                              path(rv, "toolchain_version"));
+      ok &=
+          json_object_equal(path(tv, oses[os]), path(rv, "toolchain_version"));
   }
   TAP_OK(ok, "toolchain_versions: every runtime's version on every OS");
 
@@ -354,18 +357,16 @@ static void test_three_oses(void)
 static void test_shards(void)
 {
   struct files f = {{"linux-shard-1-of-2.json", "evidence-macos-arm64.json",
-                     "evidence-windows-x86_64.json",
-                     "linux-shard-2-of-2.json"},
+                     "evidence-windows-x86_64.json", "linux-shard-2-of-2.json"},
                     4,
                     {NULL},
                     MERGE_OPTIONS_INIT};
-  struct files reversed = {{"linux-shard-2-of-2.json",
-                            "evidence-windows-x86_64.json",
-                            "linux-shard-1-of-2.json",
-                            "evidence-macos-arm64.json"},
-                           4,
-                           {NULL},
-                           MERGE_OPTIONS_INIT};
+  struct files reversed = {
+      {"linux-shard-2-of-2.json", "evidence-windows-x86_64.json",
+       "linux-shard-1-of-2.json", "evidence-macos-arm64.json"},
+      4,
+      {NULL},
+      MERGE_OPTIONS_INIT};
   struct merge_problems p = MERGE_PROBLEMS_INIT;
   json_object *m = NULL, *m2 = NULL, *linux_doc, *lanes, *want = craft(0);
   json_object *s1, *s2;
@@ -420,7 +421,7 @@ static void test_shards(void)
     samples += (int)json_object_array_length(path(lane, "samples"));
   }
   TAP_OK(json_object_get_int(path(linux_doc, "cleanliness.pairs_started")) ==
-             samples &&
+                 samples &&
              json_object_equal(path(linux_doc, "runtimes"),
                                path(want, "runtimes")),
          "linux: cleanliness summed over the shards (%d pairs), runtimes "
@@ -602,6 +603,29 @@ static void shard_counts(struct files *f)
   f->names[f->n++] = "linux-count-2-of-3.json";
 }
 
+static void shard_twice(struct files *f)
+{
+  json_object *d = craft(0);
+  save(shard_of(d, 1, 2), "linux-twice-1-of-2.json");
+  save(shard_of(d, 1, 2), "linux-twice-1-of-2-again.json");
+  save(shard_of(d, 2, 2), "linux-twice-2-of-2.json");
+  json_object_put(d);
+  with_good(f, "linux-twice-1-of-2.json", 0);
+  f->names[f->n++] = "linux-twice-1-of-2-again.json";
+  f->names[f->n++] = "linux-twice-2-of-2.json";
+}
+
+static void shard_arches(struct files *f)
+{
+  json_object *d = craft(0), *s2 = shard_of(d, 2, 2);
+  set(s2, "machine.arch", json_object_new_string("arm64"));
+  save(shard_of(d, 1, 2), "linux-arch-1-of-2.json");
+  save(s2, "linux-arch-2-of-2.json");
+  json_object_put(d);
+  with_good(f, "linux-arch-1-of-2.json", 0);
+  f->names[f->n++] = "linux-arch-2-of-2.json";
+}
+
 static void rehearsal(struct files *f)
 {
   json_object *d = craft(1);
@@ -736,8 +760,12 @@ static const struct broken_case {
     {"shards overlapping", shard_overlap, NULL, "' is in more than one shard"},
     {"shard counts that differ", shard_counts, NULL,
      "linux: shard counts differ: "},
-    {"a rehearsal without --allow-rehearsal", rehearsal,
-     "macos-rehearsal.json", "not official: a rehearsal"},
+    {"a shard given twice", shard_twice, NULL,
+     "linux: shard 1 of 2 given 2 times: "},
+    {"shards on two arches", shard_arches, NULL,
+     "os 'linux' present twice, on two arches: 'x86_64' in "},
+    {"a rehearsal without --allow-rehearsal", rehearsal, "macos-rehearsal.json",
+     "not official: a rehearsal"},
     {"not record mode", not_record, "macos-quick.json",
      "not record evidence: mode is 'quick'"},
     {"incomplete", incomplete, "macos-incomplete.json",
@@ -748,8 +776,9 @@ static const struct broken_case {
      "workloads differ: round_trips 20000 in "},
     {"matrix files that differ", matrix_differs, NULL,
      "matrix files differ (provenance.matrix_sha256): extra.yaml absent in "},
-    {"lane sets that differ", lane_missing, NULL, "lane sets differ: windows "
-                                                  "lacks '"},
+    {"lane sets that differ", lane_missing, NULL,
+     "lane sets differ: windows "
+     "lacks '"},
     {"a pinned toolchain that differs", pinned_differs, NULL,
      "the toolchain of pinned runtime 'c' differs: "},
     {"a pinned runtime no input declares", pinned_unknown, NULL,
@@ -883,9 +912,48 @@ static void test_many_problems(void)
   merge_problems_release(&p);
 }
 
+/* Damage anywhere in a record (bytes changed, the file cut short) is
+ * refused or harmless; it never crashes (the sanitized build checks). */
+static void test_random_damage(void)
+{
+  struct files f = {{"damaged.json"}, 1, {NULL}, MERGE_OPTIONS_INIT};
+  static const char *const only_linux[] = {"linux"};
+  json_object *d = craft(0), *m;
+  const char *text = json_object_to_json_string(d);
+  size_t len = strlen(text);
+  char *buf = malloc(len + 1);
+  int crashed = 0, refused = 0, rounds = 300;
+
+  f.o.require = only_linux;
+  f.o.nrequire = 1;
+  srand(20261130);
+  for (int r = 0; r < rounds && buf != NULL; r++) {
+    struct merge_problems p = MERGE_PROBLEMS_INIT;
+    size_t n = len;
+    memcpy(buf, text, len + 1);
+    for (int k = rand() % 4; k >= 0; k--)
+      buf[(size_t)rand() % len] = "{}[]\":,0e9-. x\x01"[rand() % 16];
+    if (r % 3 == 0)
+      n = (size_t)rand() % len;
+    save_text("damaged.json", buf, n);
+    m = NULL;
+    if (merge(&f, &m, &p) != 0)
+      refused++;
+    else if (m == NULL)
+      crashed++;
+    json_object_put(m);
+    merge_problems_release(&p);
+  }
+  TAP_OK(buf != NULL && crashed == 0,
+         "%d damaged records: %d refused, the rest merged, none crashed",
+         rounds, refused);
+  free(buf);
+  json_object_put(d);
+}
+
 /* Runs cmd_merge with its output captured; out and err hold it. */
-static int run_cmd(const char *const *args, int nargs, char *out,
-                   size_t outlen, char *err, size_t errlen)
+static int run_cmd(const char *const *args, int nargs, char *out, size_t outlen,
+                   char *err, size_t errlen)
 {
   char *argv[16], files[2][512];
   int saved[2], fd, rc;
@@ -947,22 +1015,27 @@ static void test_command(void)
       const char *message;
     } usage[] = {
         {"no arguments", {NULL}, 0, "--out FILE is required"},
-        {"an unknown option", {"--bogus", "--out", "x.json", "a.json"},
-         4, "unknown option '--bogus'"},
+        {"an unknown option",
+         {"--bogus", "--out", "x.json", "a.json"},
+         4,
+         "unknown option '--bogus'"},
         {"no files", {"--out", "x.json"}, 2, "no evidence files given"},
         {"no --out", {"a.json"}, 1, "--out FILE is required"},
-        {"--out without a value", {"a.json", "--out"}, 2,
+        {"--out without a value",
+         {"a.json", "--out"},
+         2,
          "--out needs a value"},
         {"an unknown OS in --require",
          {"--require", "linux,beos", "--out", "x.json", "a.json"},
-         5, "--require: unknown os 'beos'"},
+         5,
+         "--require: unknown os 'beos'"},
         {"an empty name in --pinned",
          {"--pinned=c,,rust", "--out", "x.json", "a.json"},
-         4, "--pinned: an empty name"},
+         4,
+         "--pinned: an empty name"},
     };
     for (size_t i = 0; i < sizeof(usage) / sizeof(usage[0]); i++) {
-      rc = run_cmd(usage[i].args, usage[i].n, so, sizeof(so), se,
-                   sizeof(se));
+      rc = run_cmd(usage[i].args, usage[i].n, so, sizeof(so), se, sizeof(se));
       TAP_OK(rc == 2 && strncmp(se, "crossrun merge: ", 16) == 0 &&
                  strstr(se, usage[i].message) != NULL && so[0] == '\0',
              "merge with %s exits 2: %.*s", usage[i].what,
@@ -973,8 +1046,7 @@ static void test_command(void)
     const char *args[] = {"--help"};
     rc = run_cmd(args, 1, so, sizeof(so), se, sizeof(se));
     TAP_OK(rc == 0 && strstr(so, "--pinned RUNTIMES") &&
-               strstr(so, "--allow-rehearsal") &&
-               strstr(so, "--require OSES"),
+               strstr(so, "--allow-rehearsal") && strstr(so, "--require OSES"),
            "merge --help documents every option");
   }
   {
@@ -986,8 +1058,8 @@ static void test_command(void)
            "a refused merge exits 1, names the problem, writes nothing");
   }
   {
-    const char *args[] = {"--require", "linux,macos,windows", "--out", out,
-                          failed,      m,                     w};
+    const char *args[] = {
+        "--require", "linux,macos,windows", "--out", out, failed, m, w};
     rc = run_cmd(args, 7, so, sizeof(so), se, sizeof(se));
     snprintf(expect, sizeof(expect), "crossrun merge: %s: lane '%s' sample 1",
              failed, lane0);
@@ -995,8 +1067,12 @@ static void test_command(void)
            "a problem of one file is 'crossrun merge: FILE: problem'");
   }
   {
-    const char *args[] = {"--require=linux,macos,windows", "--out", out,
-                          files3[0], files3[1], files3[2]};
+    const char *args[] = {"--require=linux,macos,windows",
+                          "--out",
+                          out,
+                          files3[0],
+                          files3[1],
+                          files3[2]};
     rc = run_cmd(args, 6, so, sizeof(so), se, sizeof(se));
     doc = json_object_from_file(out);
     TAP_OK(rc == 0 && se[0] == '\0' &&
@@ -1085,6 +1161,7 @@ int main(void)
     test_broken();
     test_allowed();
     test_many_problems();
+    test_random_damage();
     test_command();
   }
   json_object_put(base);
