@@ -73,6 +73,8 @@ void cli_usage(enum cli_command cmd, FILE *f)
           "  record   the official record: the full workload of every lane, "
           "from a clean\n           checkout of main in CI, to "
           "DIR/evidence-<os>-<arch>.json\n"
+          "  merge    join the record evidence of Linux, macOS and Windows "
+          "strictly into one\n           document\n"
           "\n"
           "  crossrun COMMAND --help   options of a command\n"
           "  crossrun --version        the version\n",
@@ -235,8 +237,9 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err,
     else if (strcmp(argv[1], "record") == 0)
       cmd = CLI_RECORD;
     else {
-      snprintf(err, errlen, "unknown command '%s' (expected quick, run or "
-                            "record; see crossrun --help)", argv[1]);
+      snprintf(err, errlen, "unknown command '%s' (expected quick, run, "
+                            "record, merge, report or validate; see "
+                            "crossrun --help)", argv[1]);
       return -1;
     }
     i = 2;

@@ -7,6 +7,7 @@
 
 #include "platforms/platform.h"
 #include "runner/cli.h"
+#include "runner/commands.h"
 #include "runner/lanes.h"
 #include "runner/matrix.h"
 #include "runner/run.h"
@@ -91,6 +92,9 @@ int main(int argc, char **argv)
     cli_usage(CLI_NONE, stderr);
     return RUN_EXIT_USAGE;
   }
+  /* Commands that read evidence files and run nothing. */
+  if (strcmp(argv[1], "merge") == 0)
+    return cmd_merge(argc - 1, argv + 1);
   if (cli_parse(argc, argv, &o, err, sizeof(err)) != 0) {
     fprintf(stderr, "crossrun: %s\n", err);
     return RUN_EXIT_USAGE;
