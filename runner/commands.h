@@ -24,4 +24,14 @@ int cmd_report(int argc, char **argv);
  * FILE cannot be written. */
 int cmd_merge(int argc, char **argv);
 
+/* `crossrun validate FILE... [--schema PATH]`: checks each evidence file
+ * (quick, full, record or merged) against a JSON Schema, by default
+ * evidence/schema.json in the repository above the executable's folder.
+ * Prints "FILE: valid", or each problem as "FILE: at /json/pointer:
+ * problem" ("FILE: not JSON: ... at byte N" for a file that does not
+ * parse), on stdout. Returns 0 when every file is valid, 1 when any is
+ * invalid or unreadable, 2 for bad usage (an unknown option, no file, an
+ * unusable --schema), 3 when the default schema is missing or unusable. */
+int cmd_validate(int argc, char **argv);
+
 #endif
