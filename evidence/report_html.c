@@ -10,7 +10,7 @@
 #include <string.h>
 
 #define CHART_W 960
-#define LABEL_W 180
+#define LABEL_W 190
 #define VALUE_W 120
 #define BAR_H 16
 #define BAR_GAP 3
@@ -244,7 +244,7 @@ static void bar_chart(FILE *f, const struct report *r, const char *title,
             "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">"
             "<tspan font-weight=\"600\">",
             LABEL_W - 10, gy + group_h / 2 + (two_lines ? -2 : 4));
-    h_cut(f, rows[i].label, 24);
+    h_cut(f, rows[i].label, 22);
     fputs("</tspan>", f);
     if (rows[i].detail && !two_lines) {
       fputs(" <tspan class=\"axis\">", f);

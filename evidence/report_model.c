@@ -846,7 +846,11 @@ int report_load(struct report *r, const char *path, char *err, size_t errlen)
                  REPORT_MAX_FILE_BYTES / (1024 * 1024));
         return -1;
       }
-      cap *= 2;
+      /* One byte past the limit is enough to know the file is too
+       * large. */
+      cap = cap * 2 > (size_t)REPORT_MAX_FILE_BYTES + 1
+                ? (size_t)REPORT_MAX_FILE_BYTES + 1
+                : cap * 2;
       grown = realloc(text, cap);
       if (grown == NULL) {
         free(text);
