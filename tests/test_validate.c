@@ -427,7 +427,7 @@ static json_object *v_true(void)
 #define ZEROS8 "/0/0/0/0/0/0/0/0"
 #define DEEP_POINTER                                                           \
   SAMPLE "/client/argv/0" ZEROS8 ZEROS8 ZEROS8 ZEROS8 ZEROS8 ZEROS8 ZEROS8 "/" \
-                                                                           "0"
+         "0"
 
 static const struct variant variants[] = {
     {"a missing required field", "/machine", DELETE, NULL, "/machine",
@@ -662,6 +662,24 @@ static void test_files(void)
     expect_file_error("deep.json", deep, 20000,
                       "not JSON: nesting too deep at byte");
     free(deep);
+  }
+
+  /* A sparse file one byte past the limit: refused, not read whole. */
+  snprintf(path, sizeof(path), "%s/large.json", dir);
+  {
+    FILE *f = fopen(path, "wb");
+    int made = f != NULL &&
+               fseek(f, (long)VALIDATE_MAX_FILE_BYTES, SEEK_SET) == 0 &&
+               fputc(' ', f) != EOF;
+    if (f != NULL && fclose(f) != 0)
+      made = 0;
+    rc = made ? validate_file(schema_path, path, &e, err, sizeof(err)) : -2;
+    if (!TAP_OK(rc == 1 && has_error(&e, "too large: more than 268435456 "
+                                         "bytes"),
+                "a file past 256 MiB is refused as too large (rc %d)", rc))
+      show_errors(&e, 5);
+    validate_errors_release(&e);
+    remove(path);
   }
 
   snprintf(path, sizeof(path), "%s/missing.json", dir);
