@@ -11,13 +11,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Hard limits on what a file may hold. */
-#define REPORT_MAX_FILE_BYTES (64 * 1024 * 1024)
+/* Hard limits on what a file may hold; as large as what `crossrun merge`
+ * accepts (evidence/merge.h). */
+#define REPORT_MAX_FILE_BYTES (256 * 1024 * 1024)
+#define REPORT_MAX_DEPTH 64 /* JSON nesting */
 #define REPORT_MAX_PLATFORMS 8
-#define REPORT_MAX_LANES 256     /* per platform */
+#define REPORT_MAX_LANES 4096    /* per platform */
 #define REPORT_MAX_SAMPLES 10000 /* per lane */
-#define REPORT_MAX_RUNTIMES 64   /* per platform */
-#define REPORT_MAX_COMPARISONS 1024
+#define REPORT_MAX_RUNTIMES 256  /* per platform */
+#define REPORT_MAX_COMPARISONS 16384
+/* Client x server tables and heat maps show at most this many runtimes. */
+#define REPORT_MAX_MATRIX 24
 
 /* A figure over a lane's passed samples. n == 0: not measured. When a
  * document carries only a summary median, have_range is 0 and min and max
@@ -149,6 +153,10 @@ struct report_platform {
   struct report_comparison *comparisons;
   int ncomparisons;
   struct report_cleanliness cleanliness;
+  /* The runtimes the lanes use as client or server, each once, in the
+   * order of runtimes and then of lanes. */
+  const char **pair_runtimes;
+  int npair_runtimes;
 };
 
 struct report {
@@ -162,6 +170,10 @@ struct report {
   const char *tool_version;
   struct report_platform *platforms;
   int nplatforms;
+  /* Every platform's lane names, each once, in the order they first
+   * appear. */
+  const char **lane_names;
+  int nlane_names;
   /* Every allocation of the model, freed by report_release. */
   void **owned;
   size_t nowned;
@@ -175,10 +187,10 @@ struct report {
 
 void report_init(struct report *r);
 
-/* Reads the evidence file at path (at most REPORT_MAX_FILE_BYTES) into r,
- * which must be initialised. Returns 0, or -1 with one line in err ("not
- * JSON: unexpected end of data at byte 120", "'lanes.c-c.samples' is a
- * string, expected an array") and r left empty. */
+/* Reads the evidence file at path (at most REPORT_MAX_FILE_BYTES, nested at
+ * most REPORT_MAX_DEPTH) into r, which must be initialised. Returns 0, or -1
+ * with one line in err ("not JSON: the document ends early",
+ * "'lanes.c-c.samples' is a string, expected an array") and r left empty. */
 int report_load(struct report *r, const char *path, char *err, size_t errlen);
 
 /* The same from a document in memory (len bytes, need not end in NUL);
@@ -189,11 +201,6 @@ int report_parse(struct report *r, const char *name, const char *text,
 /* Frees everything the model owns; r is empty afterwards. */
 void report_release(struct report *r);
 
-/* The lanes of every platform, each name once, in the order they first
- * appear; out holds at most max names (pointers into r). Returns the
- * count. */
-int report_lane_names(const struct report *r, const char **out, int max);
-
 /* The lane called name on p, or NULL. */
 const struct report_lane *report_find_lane(const struct report_platform *p,
                                            const char *name);
@@ -201,11 +208,6 @@ const struct report_lane *report_find_lane(const struct report_platform *p,
 /* The lane of client runtime c against server runtime s on p, or NULL. */
 const struct report_lane *report_lane_of(const struct report_platform *p,
                                          const char *c, const char *s);
-
-/* The runtimes p's lanes use as client or server, in the order of p's
- * runtimes and then of its lanes; at most max names. Returns the count. */
-int report_platform_runtimes(const struct report_platform *p, const char **out,
-                             int max);
 
 /* The package of runtime name on p, or NULL when p has none. */
 const struct report_package *report_package_of(const struct report_platform *p,

@@ -329,8 +329,9 @@ static void heat_color(char *out, size_t len, double t)
 
 static void heat_map(FILE *f, const struct report_platform *p, int pos)
 {
-  const char *rts[REPORT_MAX_LANES * 2];
-  int n = report_platform_runtimes(p, rts, 16);
+  const char *const *rts = p->pair_runtimes;
+  int n = p->npair_runtimes < REPORT_MAX_MATRIX ? p->npair_runtimes
+                                                : REPORT_MAX_MATRIX;
   double lo = 0, hi = 0;
   int any = 0, width, height;
 
@@ -499,8 +500,8 @@ static void lane_td(FILE *f, const struct report_lane *l)
 
 static void time_section(FILE *f, const struct report *r)
 {
-  const char *names[REPORT_MAX_LANES * REPORT_MAX_PLATFORMS];
-  int n = report_lane_names(r, names, (int)(sizeof(names) / sizeof(names[0])));
+  const char *const *names = r->lane_names;
+  int n = r->nlane_names;
   struct bar_row *rows = calloc(n > 0 ? (size_t)n : 1, sizeof(*rows));
 
   fputs("<section id=\"time\"><h2>Time per round trip</h2><p>Median "
@@ -545,15 +546,15 @@ static void time_section(FILE *f, const struct report *r)
 
 static void memory_section(FILE *f, const struct report *r)
 {
-  const char *rts[64];
+  const char *rts[REPORT_MAX_MATRIX];
   int n = 0;
-  struct bar_row rows[128];
+  struct bar_row rows[2 * REPORT_MAX_MATRIX];
 
   for (int p = 0; p < r->nplatforms; p++)
     for (int i = 0; i < r->platforms[p].nlanes; i++) {
       const struct report_lane *l = &r->platforms[p].lanes[i];
       int seen = 0;
-      if (strcmp(l->client, l->server) != 0 || n >= 64)
+      if (strcmp(l->client, l->server) != 0 || n >= REPORT_MAX_MATRIX)
         continue;
       for (int k = 0; k < n && !seen; k++)
         seen = strcmp(rts[k], l->client) == 0;
@@ -611,16 +612,16 @@ static void memory_section(FILE *f, const struct report *r)
 
 static void package_section(FILE *f, const struct report *r)
 {
-  const char *rts[64];
+  const char *rts[REPORT_MAX_MATRIX];
   int n = 0;
-  struct bar_row rows[128];
-  struct report_figure figs[128][REPORT_MAX_PLATFORMS];
+  struct bar_row rows[2 * REPORT_MAX_MATRIX];
+  struct report_figure figs[2 * REPORT_MAX_MATRIX][REPORT_MAX_PLATFORMS];
 
   for (int p = 0; p < r->nplatforms; p++)
     for (int i = 0; i < r->platforms[p].nruntimes; i++) {
       const struct report_runtime *rt = &r->platforms[p].runtimes[i];
       int seen = 0;
-      if (!rt->package.present || n >= 64)
+      if (!rt->package.present || n >= REPORT_MAX_MATRIX)
         continue;
       for (int k = 0; k < n && !seen; k++)
         seen = strcmp(rts[k], rt->name) == 0;
@@ -703,8 +704,9 @@ static void package_section(FILE *f, const struct report *r)
 
 static void matrix_table(FILE *f, const struct report_platform *p)
 {
-  const char *rts[32];
-  int n = report_platform_runtimes(p, rts, 32);
+  const char *const *rts = p->pair_runtimes;
+  int n = p->npair_runtimes < REPORT_MAX_MATRIX ? p->npair_runtimes
+                                                : REPORT_MAX_MATRIX;
 
   fputs("<table><tr><th>client \\ server</th>", f);
   for (int s = 0; s < n; s++) {

@@ -222,8 +222,8 @@ static void print_header(FILE *f, const struct report *r)
 /* Lane x platform: the figure everyone looks for first. */
 static void print_times(FILE *f, const struct report *r)
 {
-  const char *names[REPORT_MAX_LANES * REPORT_MAX_PLATFORMS];
-  int n = report_lane_names(r, names, (int)(sizeof(names) / sizeof(names[0])));
+  const char *const *names = r->lane_names;
+  int n = r->nlane_names;
 
   fputs("## Time per round trip\n\nMedian nanoseconds per round trip (the "
         "same number is milliseconds per million round trips), "
@@ -357,13 +357,18 @@ static void print_machine(FILE *f, const struct report_platform *p)
 
 static void print_matrix(FILE *f, const struct report_platform *p)
 {
-  const char *rts[REPORT_MAX_LANES * 2];
-  int n = report_platform_runtimes(p, rts, (int)(sizeof(rts) / sizeof(rts[0])));
+  const char *const *rts = p->pair_runtimes;
+  int n = p->npair_runtimes < REPORT_MAX_MATRIX ? p->npair_runtimes
+                                                : REPORT_MAX_MATRIX;
 
   if (n == 0)
     return;
   fputs("### Client \xc3\x97 server\n\nMedian ns per round trip "
-        "[min\xe2\x80\x93max]; rows are clients, columns servers.\n\n"
+        "[min\xe2\x80\x93max]; rows are clients, columns servers.",
+        f);
+  if (n < p->npair_runtimes)
+    fprintf(f, " The first %d of %d runtimes.", n, p->npair_runtimes);
+  fputs("\n\n"
         "| client \\\\ server |",
         f);
   for (int s = 0; s < n; s++) {

@@ -741,6 +741,58 @@ static void read_document(struct rd *rd, json_object *doc)
   }
 }
 
+/* Appends name to list (n entries) unless it is there. */
+static int add_name(const char **list, int n, const char *name)
+{
+  for (int i = 0; i < n; i++)
+    if (strcmp(list[i], name) == 0)
+      return n;
+  list[n] = name;
+  return n + 1;
+}
+
+static void pair_runtimes(struct rd *rd, struct report_platform *p)
+{
+  const char **list = own_array(rd, (size_t)p->nlanes * 2, sizeof(*list));
+  int n = 0;
+
+  if (list == NULL)
+    return;
+  for (int i = 0; i < p->nruntimes; i++) {
+    for (int l = 0; l < p->nlanes; l++) {
+      if (strcmp(p->lanes[l].client, p->runtimes[i].name) == 0 ||
+          strcmp(p->lanes[l].server, p->runtimes[i].name) == 0) {
+        n = add_name(list, n, p->runtimes[i].name);
+        break;
+      }
+    }
+  }
+  for (int l = 0; l < p->nlanes; l++) {
+    n = add_name(list, n, p->lanes[l].client);
+    n = add_name(list, n, p->lanes[l].server);
+  }
+  p->pair_runtimes = list;
+  p->npair_runtimes = n;
+}
+
+static void lane_names(struct rd *rd, struct report *r)
+{
+  size_t total = 0;
+  const char **list;
+  int n = 0;
+
+  for (int p = 0; p < r->nplatforms; p++)
+    total += (size_t)r->platforms[p].nlanes;
+  list = own_array(rd, total, sizeof(*list));
+  if (list == NULL)
+    return;
+  for (int p = 0; p < r->nplatforms; p++)
+    for (int l = 0; l < r->platforms[p].nlanes; l++)
+      n = add_name(list, n, r->platforms[p].lanes[l].name);
+  r->lane_names = list;
+  r->nlane_names = n;
+}
+
 /* Error messages quote names from the file: no control character may
  * reach the one line. */
 static void one_line(char *s)
@@ -774,7 +826,7 @@ int report_parse(struct report *r, const char *name, const char *text,
              (size_t)((const char *)memchr(text, '\0', len) - text));
     return -1;
   }
-  tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
+  tok = json_tokener_new_ex(REPORT_MAX_DEPTH);
   if (tok == NULL) {
     snprintf(err, errlen, "out of memory");
     return -1;
@@ -813,6 +865,10 @@ int report_parse(struct report *r, const char *name, const char *text,
   }
   read_document(&rd, doc);
   json_object_put(doc);
+  for (int p = 0; p < r->nplatforms && !rd.failed; p++)
+    pair_runtimes(&rd, &r->platforms[p]);
+  if (!rd.failed)
+    lane_names(&rd, r);
   if (rd.failed) {
     one_line(err);
     report_release(r);
@@ -833,6 +889,25 @@ int report_load(struct report *r, const char *path, char *err, size_t errlen)
   if (f == NULL) {
     snprintf(err, errlen, "cannot read: %s", strerror(errno));
     return -1;
+  }
+  /* A regular file too large is refused without reading it; a stream is
+   * read up to one byte past the limit. A folder opens but cannot be
+   * read, and its size means nothing. */
+  if (fgetc(f) == EOF && ferror(f)) {
+    snprintf(err, errlen, "cannot read: %s", strerror(errno));
+    fclose(f);
+    return -1;
+  }
+  rewind(f);
+  if (fseek(f, 0, SEEK_END) == 0) {
+    long size = ftell(f);
+    if (size > (long)REPORT_MAX_FILE_BYTES) {
+      fclose(f);
+      snprintf(err, errlen, "larger than %d MiB",
+               REPORT_MAX_FILE_BYTES / (1024 * 1024));
+      return -1;
+    }
+    rewind(f);
   }
   text = malloc(cap);
   while (text != NULL) {
@@ -881,23 +956,6 @@ int report_load(struct report *r, const char *path, char *err, size_t errlen)
   return rc;
 }
 
-int report_lane_names(const struct report *r, const char **out, int max)
-{
-  int n = 0;
-
-  for (int p = 0; p < r->nplatforms; p++) {
-    for (int l = 0; l < r->platforms[p].nlanes; l++) {
-      const char *name = r->platforms[p].lanes[l].name;
-      int seen = 0;
-      for (int i = 0; i < n && !seen; i++)
-        seen = strcmp(out[i], name) == 0;
-      if (!seen && n < max)
-        out[n++] = name;
-    }
-  }
-  return n;
-}
-
 const struct report_lane *report_find_lane(const struct report_platform *p,
                                            const char *name)
 {
@@ -915,38 +973,6 @@ const struct report_lane *report_lane_of(const struct report_platform *p,
         strcmp(p->lanes[l].server, s) == 0)
       return &p->lanes[l];
   return NULL;
-}
-
-static int add_name(const char **out, int n, int max, const char *name)
-{
-  for (int i = 0; i < n; i++)
-    if (strcmp(out[i], name) == 0)
-      return n;
-  if (n < max)
-    out[n++] = name;
-  return n;
-}
-
-int report_platform_runtimes(const struct report_platform *p, const char **out,
-                             int max)
-{
-  int n = 0;
-
-  for (int i = 0; i < p->nruntimes; i++) {
-    const char *name = p->runtimes[i].name;
-    for (int l = 0; l < p->nlanes; l++) {
-      if (strcmp(p->lanes[l].client, name) == 0 ||
-          strcmp(p->lanes[l].server, name) == 0) {
-        n = add_name(out, n, max, name);
-        break;
-      }
-    }
-  }
-  for (int l = 0; l < p->nlanes; l++) {
-    n = add_name(out, n, max, p->lanes[l].client);
-    n = add_name(out, n, max, p->lanes[l].server);
-  }
-  return n;
 }
 
 const struct report_package *report_package_of(const struct report_platform *p,

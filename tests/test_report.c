@@ -1093,7 +1093,7 @@ static void test_invalid(json_object *full_doc, const char *full_path)
       close(fd);
     err[0] = '\0';
     TAP_OK(ok && report_load(&r, in_dir("huge.json"), err, sizeof(err)) == -1 &&
-               strstr(err, "larger than 64 MiB"),
+               strstr(err, "larger than"),
            "a file over the limit is refused: %s", err);
     remove(in_dir("huge.json"));
     TAP_OK(report_load(&r, dir, err, sizeof(err)) == -1 &&
