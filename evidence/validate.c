@@ -1191,6 +1191,8 @@ static void check_object(struct ctx *c, json_object *s, json_object *v,
 {
   json_object *props = NULL, *required, *additional = NULL, *sub;
 
+  if (level >= VALIDATE_MAX_DEPTH)
+    return; /* scan said so; its members are not looked at */
   json_object_object_get_ex(s, "properties", &props);
   json_object_object_get_ex(s, "additionalProperties", &additional);
   if (json_object_object_get_ex(s, "required", &required)) {
@@ -1204,8 +1206,6 @@ static void check_object(struct ctx *c, json_object *s, json_object *v,
       }
     }
   }
-  if (level >= VALIDATE_MAX_DEPTH)
-    return; /* scan said so; its members are not looked at */
   if (props == NULL && additional == NULL)
     return;
   json_object_object_foreach(v, key, child)

@@ -56,8 +56,9 @@ int validate_schema(json_object *schema, struct validate_errors *out);
 
 /* Validates doc against schema and appends every problem found to out
  * (none is skipped because another was found first). Neither argument is
- * modified or kept. Returns 0 when doc is valid, 1 when it is not, -1 when
- * the schema cannot be used (the reasons, "schema: ...", in out). */
+ * kept or changed (json-c may cache the printed form of a number quoted in
+ * a message). Returns 0 when doc is valid, 1 when it is not, -1 when the
+ * schema cannot be used (the reasons, "schema: ...", in out). */
 int validate_document(json_object *schema, json_object *doc,
                       struct validate_errors *out);
 
