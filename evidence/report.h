@@ -43,7 +43,11 @@ struct report_sample {
   int have_time;
   double ns_per_round_trip;
   int64_t wall_ns; /* -1: unknown */
-  int retried;
+  int retried;     /* passed or failed on a retry; first_* say how
+                      the first attempt failed */
+  const char *first_stage;
+  const char *first_reason;
+  const char *first_message;
   const char *reproduce; /* the crossrun command, may be NULL */
   const char *reproduce_server;
   const char *reproduce_client;

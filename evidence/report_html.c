@@ -740,7 +740,7 @@ static void failures(FILE *f, const struct report_platform *p)
     const char *why = l->error_reason ? l->error_reason : l->unavailable_reason;
     int bad = why != NULL;
     for (int s = 0; s < l->nsamples; s++)
-      bad |= !passed_status(l->samples[s].status);
+      bad |= !passed_status(l->samples[s].status) || l->samples[s].retried;
     if (!bad)
       continue;
     if (!header++)
@@ -755,6 +755,26 @@ static void failures(FILE *f, const struct report_platform *p)
     }
     for (int s = 0; s < l->nsamples; s++) {
       const struct report_sample *sm = &l->samples[s];
+      if (passed_status(sm->status) && sm->retried) {
+        fprintf(f,
+                "<br>round %d: passed on a retry; the first attempt "
+                "failed",
+                sm->round);
+        if (sm->first_stage) {
+          fputs(" at ", f);
+          h(f, sm->first_stage);
+        }
+        if (sm->first_reason) {
+          fputs(": <b>", f);
+          h(f, sm->first_reason);
+          fputs("</b>", f);
+        }
+        if (sm->first_message) {
+          fputs(": ", f);
+          h(f, sm->first_message);
+        }
+        continue;
+      }
       if (passed_status(sm->status))
         continue;
       fprintf(f, "<br>round %d: ", sm->round);

@@ -261,6 +261,20 @@ static void testcase(FILE *f, const struct report_platform *p,
                                              "retried"
                                            : "");
   report_xml_text(f, msg, 1);
+  for (int i = 0; i < l->nsamples; i++) {
+    const struct report_sample *s = &l->samples[i];
+    if (!s->retried)
+      continue;
+    snprintf(msg, sizeof(msg),
+             "\nround %d: the first attempt failed%s%s%s%s"
+             "%s%s; the retry %s",
+             s->round, s->first_stage ? " at " : "",
+             s->first_stage ? s->first_stage : "", s->first_reason ? ": " : "",
+             s->first_reason ? s->first_reason : "",
+             s->first_message ? ": " : "",
+             s->first_message ? s->first_message : "", s->status);
+    report_xml_text(f, msg, 1);
+  }
   fputs("</system-out>\n    </testcase>\n", f);
 }
 

@@ -536,6 +536,23 @@ static void print_comparisons(FILE *f, const struct report_platform *p)
   fputs("\n", f);
 }
 
+/* ": at client: protocol_violation: message" of a first attempt. */
+static void retry_cause(FILE *f, const struct report_sample *sm)
+{
+  if (sm->first_stage) {
+    fputs(" at ", f);
+    md(f, sm->first_stage);
+  }
+  if (sm->first_reason) {
+    fputs(": ", f);
+    md(f, sm->first_reason);
+  }
+  if (sm->first_message) {
+    fputs(": ", f);
+    md(f, sm->first_message);
+  }
+}
+
 static void print_failures(FILE *f, const struct report_platform *p)
 {
   int header = 0;
@@ -556,10 +573,21 @@ static void print_failures(FILE *f, const struct report_platform *p)
     }
     for (int s = 0; s < l->nsamples; s++) {
       const struct report_sample *sm = &l->samples[s];
-      if (strcmp(sm->status, "passed") == 0)
+      if (strcmp(sm->status, "passed") == 0 && !sm->retried)
         continue;
       if (!header++)
         fputs("### Failures and lanes not run\n\n", f);
+      if (strcmp(sm->status, "passed") == 0) {
+        fputs("- **", f);
+        md(f, l->name);
+        fprintf(f,
+                "** round %d: passed on a retry; the first attempt "
+                "failed",
+                sm->round);
+        retry_cause(f, sm);
+        fputs("\n", f);
+        continue;
+      }
       fputs("- **", f);
       md(f, l->name);
       fprintf(f, "** round %d: ", sm->round);

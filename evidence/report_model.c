@@ -317,6 +317,11 @@ static void read_sample(struct rd *rd, json_object *o, const char *where,
       number(rd, o, where, "ns_per_round_trip", &s->ns_per_round_trip);
   s->wall_ns = whole(rd, o, where, "wall_ns", &n) ? n : -1;
   s->retried = boolean(rd, o, where, "retried", 0);
+  failure = get(rd, o, where, "first_attempt", json_type_object, 0);
+  join(w, where, "first_attempt");
+  s->first_stage = str(rd, failure, w, "stage");
+  s->first_reason = str(rd, failure, w, "reason");
+  s->first_message = str(rd, failure, w, "message");
   repro = get(rd, o, where, "reproduce", json_type_object, 0);
   join(w, where, "reproduce");
   s->reproduce = str(rd, repro, w, "crossrun");

@@ -262,6 +262,28 @@ static int make_merged(const char *full, const char *out)
                            json_object_new_string(oses[i]));
     json_object_object_add(get(doc, "machine"), "arch",
                            json_object_new_string(arches[i]));
+    if (i == 0) {
+      /* A record: provenance, and a sample that passed on a retry. */
+      json_object *prov = json_object_new_object(), *first, *sample;
+      json_object_object_add(doc, "mode", json_object_new_string("record"));
+      json_object_object_add(
+          prov, "commit",
+          json_object_new_string("0123456789abcdef0123456789abcdef01234567"));
+      json_object_object_add(prov, "branch", json_object_new_string("main"));
+      json_object_object_add(doc, "provenance", prov);
+      sample = get(doc, "lanes.c-c.samples.1");
+      first = json_object_new_object();
+      json_object_object_add(first, "status", json_object_new_string("failed"));
+      json_object_object_add(first, "stage", json_object_new_string("client"));
+      json_object_object_add(first, "reason",
+                             json_object_new_string("timeout_client"));
+      json_object_object_add(first, "message",
+                             json_object_new_string("deadline passed"));
+      json_object_object_add(sample, "retried", json_object_new_boolean(1));
+      json_object_object_add(sample, "first_attempt", first);
+      json_object_object_add(get(doc, "lanes.c-c.summary"), "status",
+                             json_object_new_string("flaky"));
+    }
     if (i == 1) {
       json_object *lane = json_object_new_object(), *summary;
       json_object_object_add(lane, "client_runtime",
@@ -445,6 +467,13 @@ static void test_markdown(const char *quick, const char *full,
     TAP_OK(!strstr(m, "<script") && strstr(m, "&lt;script>") && !has_control(m),
            "merged Markdown: markup and control characters from the file "
            "are neutralised");
+    TAP_OK(strstr(m, "round 2: passed on a retry; the first attempt failed "
+                     "at client: timeout_client: deadline passed") &&
+               strstr(m, "**flaky** 3/3: "),
+           "merged Markdown: a flaky lane and its first attempt");
+    TAP_OK(strstr(m, "| commit | 0123456789abcdef0123456789abcdef01234567 on "
+                     "main |"),
+           "merged Markdown: a record's provenance");
     TAP_OK(strstr(m, "reproduce: ` ") &&
                strstr(m, " run --lanes c-c --samples 1 "),
            "merged Markdown: the failure's reproduce command");
@@ -501,6 +530,7 @@ static const char *const junit_check_py =
     "        f, k = c.find('failure'), c.find('skipped')\n"
     "        cases.append({'name': c.get('name'),\n"
     "            'classname': c.get('classname'),\n"
+    "            'out': c.findtext('system-out') or '',\n"
     "            'failure': None if f is None else\n"
     "                (f.get('message') or '') + '\\n' + (f.text or ''),\n"
     "            'skipped': None if k is None else k.get('message')})\n"
@@ -750,6 +780,14 @@ static void test_junit(const char *merged, const char *quick)
                      0,
              "JUnit: suite %s, a testcase per lane named by the lane", want);
     }
+    json_object *lin =
+        case_named(json_object_array_get_idx(get(res, "suites"), 0), "c-c");
+    TAP_OK(lin && get(lin, "failure") == NULL &&
+               strstr(json_object_get_string(get(lin, "out")),
+                      "round 2: the first attempt failed at client: "
+                      "timeout_client: deadline passed; the retry passed"),
+           "JUnit: a flaky lane passes and says how its first attempt "
+           "failed");
     json_object *mac = json_object_array_get_idx(get(res, "suites"), 1);
     json_object *rr = case_named(mac, "rust-rust");
     TAP_OK(rr && get(rr, "skipped") &&
