@@ -28,7 +28,9 @@
 
 extern char **environ;
 
+#ifndef CHROMIUM
 #define CHROMIUM "/usr/bin/chromium"
+#endif
 /* A lane name and a message that would run a script, break an attribute,
  * an entity, or an XML parser if anything reached the output raw. */
 #define EVIL_LANE "x<script>alert(1)</script>&\"'\x01\x1b-c"
@@ -705,7 +707,8 @@ static void test_html(const char *quick, const char *full, const char *merged,
   }
 
   if (access(CHROMIUM, X_OK) != 0) {
-    for (int i = 0; i < 5; i++)
+    /* As many as the checks below, so the plan is the same either way. */
+    for (int i = 0; i < 6; i++)
       printf("ok %d - # SKIP chromium not installed\n", ++tap_count);
   } else {
     char shot[1200];
