@@ -620,7 +620,10 @@ static int chromium(const char *html, const char *mode_arg, const char *out,
   snprintf(env_home, sizeof(env_home), "HOME=%s", home);
   snprintf(env_cfg, sizeof(env_cfg), "XDG_CONFIG_HOME=%s/.config", home);
   snprintf(env_cache, sizeof(env_cache), "XDG_CACHE_HOME=%s/.cache", home);
-  const char *env[] = {env_home, env_cfg, env_cache, NULL};
+  /* Its singleton socket and temporary files go to our folder too. */
+  char env_tmp[1200];
+  snprintf(env_tmp, sizeof(env_tmp), "TMPDIR=%s", dir);
+  const char *env[] = {env_home, env_cfg, env_cache, env_tmp, NULL};
   char user_data[1200];
   snprintf(user_data, sizeof(user_data), "--user-data-dir=%s", profile);
   argv[n++] = CHROMIUM;
