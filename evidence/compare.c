@@ -97,7 +97,9 @@ int compare_lanes(const struct evidence_lane *lane,
     return -1;
   stats_figure_of(a, na, &fa);
   stats_figure_of(b, nb, &fb);
-  r->ratio = fb.median > 0 ? fa.median / fb.median : 0;
+  if (!(fb.median > 0))
+    return -1; /* no ratio to a zero time: no comparison, not a 0 */
+  r->ratio = fa.median / fb.median;
   if (fabs(r->ratio - 1.0) <= COMPARE_TIE_RATIO)
     r->verdict = "tie";
   else if (r->p < COMPARE_ALPHA)

@@ -26,7 +26,7 @@ struct compare_result {
 };
 
 /* Compares the passed samples' ns per round trip of lane against ref.
- * Returns 0, or -1 when either has no timed sample. */
+ * Returns 0, or -1 when either has no timed sample or ref's median is 0. */
 int compare_lanes(const struct evidence_lane *lane,
                   const struct evidence_lane *ref, struct compare_result *r);
 

@@ -95,7 +95,7 @@ static json_object *peer_json(const struct sanitize *s,
   put(cpu, "user_ns", int_or_null(p->user_cpu_ns));
   put(cpu, "system_ns", int_or_null(p->system_cpu_ns));
   put(cpu, "source", json_object_new_string(
-                         p->user_cpu_ns >= 0 ? "os_rusage_of_reaped_child"
+                         p->user_cpu_ns >= 0 ? "os_accounting_of_reaped_child"
                                              : "not_measured"));
   put(o, "cpu", cpu);
 
@@ -276,7 +276,12 @@ static json_object *package_json(const struct prepare_package *p,
 
 static json_object *raw_or_null(const char *v)
 {
-  return v != NULL && v[0] != '\0' ? json_object_new_string(v) : NULL;
+  char buf[512];
+  if (v == NULL || v[0] == '\0')
+    return NULL;
+  snprintf(buf, sizeof(buf), "%s", v);
+  sanitize_utf8(buf);
+  return json_object_new_string(buf);
 }
 
 static json_object *provenance_json(const struct evidence_run *run,
@@ -315,6 +320,15 @@ static json_object *provenance_json(const struct evidence_run *run,
   return o;
 }
 
+/* "FILE:LINE" with FILE relative to the root when it lies below it. */
+static const char *lanes_display_source(const char *root, const char *source)
+{
+  size_t n = strlen(root);
+  if (n > 0 && strncmp(source, root, n) == 0 && source[n] == '/')
+    return source + n + 1;
+  return source;
+}
+
 static json_object *runtimes_json(const struct evidence_run *run,
                                   const struct sanitize *s)
 {
@@ -325,7 +339,7 @@ static json_object *runtimes_json(const struct evidence_run *run,
     json_object *o = json_object_new_object();
     json_object *pkg = NULL;
 
-    put(o, "declared_at", text(s, r->source));
+    put(o, "declared_at", text(s, lanes_display_source(run->root, r->source)));
     put(o, "client", argv_list(s, &r->client));
     put(o, "server", argv_list(s, &r->server));
     put(o, "build", argv_list(s, &r->build));
@@ -576,6 +590,9 @@ static json_object *document(const struct evidence_run *run)
                                       : NULL);
     put(lo, "error_reason",
         lane->error_reason ? text(&s, lane->error_reason) : NULL);
+    put(lo, "expected_failure_reason", lane->expected_failure
+                                           ? text(&s, lane->expected_failure)
+                                           : NULL);
     put(lo, "summary", lane_summary_json(lane));
     samples = json_object_new_array();
     for (int i = 0; i < lane->nsamples; i++)

@@ -114,6 +114,25 @@ static void shorten_paths(char *text)
   *w = '\0';
 }
 
+void sanitize_utf8(char *text)
+{
+  unsigned char *p = (unsigned char *)text;
+
+  while (*p != '\0') {
+    int need = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2
+               : (*p & 0xF8) == 0xF0                ? 3
+                                                    : -1;
+    int ok = need >= 0 && !(*p == 0xC0 || *p == 0xC1 || *p > 0xF4);
+    for (int i = 1; ok && i <= need; i++)
+      ok = (p[i] & 0xC0) == 0x80;
+    if (!ok) {
+      *p++ = '?'; /* a byte that does not start valid UTF-8 */
+      continue;
+    }
+    p += need + 1;
+  }
+}
+
 char *sanitize_text(const struct sanitize *s, const char *in, char *out,
                     size_t outlen)
 {
@@ -141,5 +160,6 @@ char *sanitize_text(const struct sanitize *s, const char *in, char *out,
   }
   out[n] = '\0';
   shorten_paths(out);
+  sanitize_utf8(out);
   return out;
 }

@@ -34,8 +34,12 @@ void sanitize_add(struct sanitize *s, const char *from, const char *to);
 /* Removes the rule for from, if any. */
 void sanitize_remove(struct sanitize *s, const char *from);
 
+/* Replaces every byte that does not belong to a valid UTF-8 sequence with
+ * '?', in place, so that the text is valid JSON for any parser. */
+void sanitize_utf8(char *text);
+
 /* Copies in to out (NUL-terminated, at most outlen bytes) with every
- * value replaced. Returns out. */
+ * value replaced and the result made valid UTF-8. Returns out. */
 char *sanitize_text(const struct sanitize *s, const char *in, char *out,
                     size_t outlen);
 

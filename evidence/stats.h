@@ -30,8 +30,10 @@ void stats_figure_of(double *v, int n, struct stats_figure *f);
 void stats_lane_compute(const struct evidence_sample *samples, int n,
                         struct stats_lane *st);
 
-/* "passed" when every sample passed, "unavailable", "unsupported",
- * "failed", or "not_run" when there are no samples. */
+/* "passed" when every sample passed; "error" (a runtime is broken),
+ * "unavailable", "not_run" (no samples), "failed", "expected_failure"
+ * (failed as --expect said), "unsupported", or "flaky" (passed only on a
+ * retry). */
 const char *stats_lane_status(const struct evidence_lane *lane,
                               const struct stats_lane *st);
 

@@ -95,6 +95,8 @@ int main(int argc, char **argv)
   /* Commands that read evidence files and run nothing. */
   if (strcmp(argv[1], "merge") == 0)
     return cmd_merge(argc - 1, argv + 1);
+  if (strcmp(argv[1], "validate") == 0)
+    return cmd_validate(argc - 1, argv + 1);
   if (cli_parse(argc, argv, &o, err, sizeof(err)) != 0) {
     fprintf(stderr, "crossrun: %s\n", err);
     return RUN_EXIT_USAGE;

@@ -297,12 +297,10 @@ static void watch_peer(struct peer *p, uint64_t now)
   r->os_peak_rss_bytes = ex.os_peak_rss_bytes;
   r->exit_peak_rss_bytes = p->proc.exit_peak_rss_bytes;
   if (ex.exact_peak_rss_bytes >= 0) {
-    /* The kernel's RSS counters are summed lazily (per-CPU or per-task
-     * caches), so two readings of the same peak can differ by a few pages:
-     * the larger is still a figure the peer reached. */
-    r->peak_rss_bytes = ex.exact_peak_rss_bytes > r->sampled_peak_rss_bytes
-                            ? ex.exact_peak_rss_bytes
-                            : r->sampled_peak_rss_bytes;
+    /* The OS's own figure, as it gave it. Readings taken while the peer
+     * ran can differ from it by a few pages (the kernel sums its RSS
+     * counters lazily); they stay beside it in the evidence. */
+    r->peak_rss_bytes = ex.exact_peak_rss_bytes;
     r->peak_rss_source = p->proc.exit_peak_rss_bytes > 0
                              ? "exit_accounting_peak"
                              : "os_lifetime_peak";

@@ -259,6 +259,9 @@ static void test_sanitize(void)
                 out, sizeof(out));
   TAP_OK(strcmp(out, "exec '.../node' failed: see .../x.log, ns/rt 1/2") == 0,
          "other absolute paths keep only their last part: '%s'", out);
+  sanitize_text(&s, "bad \xff\xfe bytes \xc3\xa9t\xc3 end", out, sizeof(out));
+  TAP_OK(strcmp(out, "bad ?? bytes \xc3\xa9t? end") == 0,
+         "invalid UTF-8 becomes '?', valid UTF-8 stays");
   sanitize_release(&s);
 }
 
