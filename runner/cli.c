@@ -75,6 +75,7 @@ void cli_usage(enum cli_command cmd, FILE *f)
           "DIR/evidence-<os>-<arch>.json\n"
           "  merge    join the record evidence of Linux, macOS and Windows "
           "strictly into one\n           document\n"
+          "  report   Markdown, HTML and JUnit reports of any evidence file\n"
           "  validate check evidence files against evidence/schema.json\n"
           "\n"
           "  crossrun COMMAND --help   options of a command\n"
