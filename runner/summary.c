@@ -102,14 +102,21 @@ static void print_matrix_table(FILE *f, const struct evidence_run *run)
   fprintf(f, "\nmedian ns per round trip (also ms per million round "
              "trips), [min-max]:\n\n| client \\ server |");
   for (int s = 0; s < run->nruntimes; s++)
-    fprintf(f, " %s |", run->runtimes[s]->name);
+    if (!run->runtimes[s]->hidden)
+      fprintf(f, " %s |", run->runtimes[s]->name);
   fprintf(f, "\n| --- |");
   for (int s = 0; s < run->nruntimes; s++)
-    fprintf(f, " --- |");
+    if (!run->runtimes[s]->hidden)
+      fprintf(f, " --- |");
   fprintf(f, "\n");
+  /* Hidden runtimes (the baseline) only meet themselves: not a cell. */
   for (int c = 0; c < run->nruntimes; c++) {
+    if (run->runtimes[c]->hidden)
+      continue;
     fprintf(f, "| %s |", run->runtimes[c]->name);
     for (int s = 0; s < run->nruntimes; s++) {
+      if (run->runtimes[s]->hidden)
+        continue;
       const struct evidence_lane *lane =
           lane_of(run, run->runtimes[c]->name, run->runtimes[s]->name);
       struct stats_lane st;
