@@ -346,6 +346,7 @@ static json_object *runtimes_json(const struct evidence_run *run,
     put(o, "version_command", argv_list(s, &r->version));
     /* As the toolchain printed it: a version is not scrubbed. */
     put(o, "toolchain_version", raw_or_null(r->toolchain_version));
+    put(o, "toolchain_pinned", json_object_new_boolean(r->pinned));
     put(o, "status", json_object_new_string(
                          r->broken ? "broken" : r->available ? "available"
                                                              : "unavailable"));

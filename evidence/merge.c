@@ -1087,6 +1087,35 @@ static void check_together(const struct merge_options *o,
              "the toolchain of pinned runtime '%s' differs", o->pinned[k]);
     differ(p, prefix, values, labels, n);
   }
+  /* Runtimes the matrix pins (toolchain_pinned), unless --pinned named
+   * them already. */
+  {
+    json_object *pins = json_object_new_object();
+    for (int i = 0; i < n; i++) {
+      if (ins[i].runtimes == NULL)
+        continue;
+      json_object_object_foreach(ins[i].runtimes, name, rt)
+      {
+        json_object *flag = member(rt, "toolchain_pinned");
+        if (json_object_is_type(flag, json_type_boolean) &&
+            json_object_get_boolean(flag) && !is_pinned(o, name))
+          json_object_object_add(pins, name, NULL);
+      }
+    }
+    json_object_object_foreach(pins, name, unused)
+    {
+      (void)unused;
+      for (int i = 0; i < n; i++) {
+        values[i] = toolchain_of(&ins[i], name);
+        labels[i] = declares(&ins[i], name) ? ins[i].path : NULL;
+      }
+      snprintf(prefix, sizeof(prefix),
+               "the toolchain of runtime '%s', which the matrix pins, differs",
+               name);
+      differ(p, prefix, values, labels, n);
+    }
+    json_object_put(pins);
+  }
 }
 
 /* ---- the merged document ---- */

@@ -274,11 +274,12 @@ static int valid_name(const char *name)
 static int load_runtime(struct loader *ld, const yaml_node_t *k,
                         const yaml_node_t *v, struct runtime *r)
 {
-  static const char *const keys[] = {"client", "server", "build", "version",
-                                     "package", "hidden", NULL};
+  static const char *const keys[] = {"client",  "server", "build",
+                                     "version", "package", "hidden",
+                                     "pinned",  NULL};
   const char *name = scalar(k);
   char where[64];
-  int have[6] = {0, 0, 0, 0, 0, 0};
+  int have[7] = {0, 0, 0, 0, 0, 0, 0};
 
   if (name == NULL || !valid_name(name))
     return fail_at(ld, k, "expected a runtime name of lowercase letters, "
@@ -316,8 +317,11 @@ static int load_runtime(struct loader *ld, const yaml_node_t *k,
     case 4:
       rc = load_package(ld, pv, &r->package, name);
       break;
-    default:
+    case 5:
       rc = load_bool(ld, pv, &r->hidden, "'hidden'");
+      break;
+    default:
+      rc = load_bool(ld, pv, &r->pinned, "'pinned'");
     }
     if (rc != 0)
       return -1;

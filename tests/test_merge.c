@@ -695,6 +695,17 @@ static void pinned_differs(struct files *f)
   f->o.npinned = 1;
 }
 
+/* The evidence itself says the matrix pins the runtime. */
+static void matrix_pinned_differs(struct files *f)
+{
+  json_object *d = craft(1);
+  set(d, "runtimes.rust.toolchain_version",
+      json_object_new_string("rustc 0.9.0"));
+  set(d, "runtimes.rust.toolchain_pinned", json_object_new_boolean(1));
+  save(d, "macos-rust-pinned.json");
+  with_good(f, "macos-rust-pinned.json", 1);
+}
+
 static void pinned_unknown(struct files *f)
 {
   with_good(f, good[0], 0);
@@ -781,6 +792,8 @@ static const struct broken_case {
      "lacks '"},
     {"a pinned toolchain that differs", pinned_differs, NULL,
      "the toolchain of pinned runtime 'c' differs: "},
+    {"a toolchain the matrix pins that differs", matrix_pinned_differs, NULL,
+     "the toolchain of runtime 'rust', which the matrix pins, differs: "},
     {"a pinned runtime no input declares", pinned_unknown, NULL,
      "--pinned: no input declares runtime 'cobol'"},
     {"an unknown os", unknown_os, "beos.json",
