@@ -56,9 +56,14 @@ EVIDENCE_SRC := $(wildcard evidence/*.c)
 PLATFORM_SRC := platforms/$(PLATFORM).c
 ifneq ($(PLATFORM),windows)
   PLATFORM_SRC += platforms/posix.c
+else
+  PLATFORM_SRC += $(wildcard platforms/windows_*.c)
 endif
 LANE_C_COMMON := $(filter-out lanes/c/client.c lanes/c/server.c,$(wildcard lanes/c/*.c))
 TEST_SRC := $(wildcard tests/test_*.c)
+# Helpers the test programs share (tests/lib_*.c), linked into each.
+TEST_LIB_SRC := $(wildcard tests/lib_*.c)
+FIXTURE_SRC := tests/fixture.c $(wildcard tests/fixture_*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
@@ -87,10 +92,11 @@ $(BUILD)/lanes/c/%: $(call obj,lanes/c/%.c $(LANE_C_COMMON) $(PROTOCOL_SRC))
 
 # The fixture is never sanitized: its memory figures are what the runner's
 # tests compare against (ASan's shadow would add an eighth and more).
-$(BUILD)/tests/fixture: tests/fixture.c $(PROTOCOL_SRC) protocol/codec.h
+$(BUILD)/tests/fixture: $(FIXTURE_SRC) $(wildcard tests/fixture*.h) \
+    $(PROTOCOL_SRC) protocol/codec.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) -I. $(CFLAGS) -o $@ \
-	  tests/fixture.c $(PROTOCOL_SRC)
+	  $(FIXTURE_SRC) $(PROTOCOL_SRC)
 
 $(BUILD)/bench/baseline: $(call obj,bench/baseline.c $(PROTOCOL_SRC))
 	@mkdir -p $(dir $@)
@@ -99,11 +105,11 @@ $(BUILD)/bench/baseline: $(call obj,bench/baseline.c $(PROTOCOL_SRC))
 # Tests of the protocol and the lanes link the codec only; the runner's tests
 # (test_runner_*, test_evidence_*, test_platform_*) link the whole core.
 $(BUILD)/tests/test_codec $(BUILD)/tests/test_lane_c: $(BUILD)/tests/test_%: \
-    $(call obj,tests/test_%.c $(PROTOCOL_SRC))
+    $(call obj,tests/test_%.c $(PROTOCOL_SRC) $(TEST_LIB_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
 
-$(BUILD)/tests/test_%: $(call obj,tests/test_%.c) $(CORE_OBJ)
+$(BUILD)/tests/test_%: $(call obj,tests/test_%.c $(TEST_LIB_SRC)) $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
 
