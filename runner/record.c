@@ -3,8 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uv.h>
 
 #include "evidence/sha256.h"
+#include "runner/run.h"
+#include "runner/summary.h"
 #include "runner/command.h"
 
 #define GIT_TIMEOUT_MS 30000
@@ -136,3 +139,155 @@ void record_path(char *out, size_t outlen, const char *dir, const char *kind,
   else
     snprintf(out, outlen, "%s/%s-%s-%s.json", dir, kind, m->os, m->arch);
 }
+
+/* Before a record: provenance, the refusals of an official record, the
+ * expectations file, the output folder. */
+int record_setup(const struct cli_options *o, struct lanes *l,
+                        struct evidence_provenance **prov,
+                        struct expect **expect, FILE *errf)
+{
+  char err[1024], path[LANES_PATH_MAX + 16];
+  uv_fs_t req;
+  int rc;
+
+  *prov = calloc(1, sizeof(**prov));
+  *expect = calloc(1, sizeof(**expect));
+  if (*prov == NULL || *expect == NULL) {
+    fprintf(errf, "crossrun: out of memory\n");
+    return RUN_EXIT_RUNNER;
+  }
+  record_provenance(l->root, *prov);
+  if (!o->rehearse) {
+    if (record_refusal(*prov, err, sizeof(err)) != 0) {
+      fprintf(errf, "crossrun: record refused: %s (--rehearse runs it "
+                    "anyway, as official: false)\n", err);
+      return RUN_EXIT_USAGE;
+    }
+    if (o->lanes != NULL || o->overrides != 0 ||
+        strcmp(o->workload_name, "full") != 0) {
+      fprintf(errf, "crossrun: record refused: an official record runs the "
+                    "full workload of every lane (--lanes, --workload and "
+                    "workload flags need --rehearse)\n");
+      return RUN_EXIT_USAGE;
+    }
+  }
+  snprintf(path, sizeof(path), "%s/matrix.yaml", l->root);
+  if (uv_fs_stat(NULL, &req, path, NULL) == 0 &&
+      record_add_matrix(*prov, path, l->root, err, sizeof(err)) != 0) {
+    uv_fs_req_cleanup(&req);
+    fprintf(errf, "crossrun: %s\n", err);
+    return RUN_EXIT_RUNNER;
+  }
+  uv_fs_req_cleanup(&req);
+  for (int i = 0; i < o->nmatrix; i++) {
+    if (record_add_matrix(*prov, o->matrix[i], l->root, err, sizeof(err))) {
+      fprintf(errf, "crossrun: %s\n", err);
+      return RUN_EXIT_USAGE;
+    }
+  }
+  if (o->expect != NULL &&
+      expect_load(*expect, o->expect, err, sizeof(err)) != 0) {
+    fprintf(errf, "crossrun: %s\n", err);
+    return RUN_EXIT_USAGE;
+  }
+  rc = uv_fs_mkdir(NULL, &req, o->output_directory, 0755, NULL);
+  uv_fs_req_cleanup(&req);
+  if (rc != 0 && rc != UV_EEXIST) {
+    fprintf(errf, "crossrun: --output-directory %s: %s\n",
+            o->output_directory, uv_strerror(rc));
+    return RUN_EXIT_USAGE;
+  }
+  return RUN_EXIT_OK;
+}
+
+static int lane_failed(const struct evidence_lane *lane)
+{
+  if (lane->error_reason != NULL || lane->unavailable_reason != NULL)
+    return 1;
+  for (int i = 0; i < lane->nsamples; i++)
+    if (lane->samples[i].result.status != SAMPLE_PASSED)
+      return 1;
+  return 0;
+}
+
+static int lane_flaky(const struct evidence_lane *lane)
+{
+  for (int i = 0; i < lane->nsamples; i++)
+    if (lane->samples[i].retried)
+      return 1;
+  return 0;
+}
+
+/* After a record: expectations, then evidence-* or rejected-*, with every
+ * reason. Returns the exit status. */
+int record_finish(const struct cli_options *o, struct evidence_run *run,
+                         const struct expect *expect, char *path,
+                         size_t pathlen, FILE *out, FILE *errf)
+{
+  struct evidence_cleanliness c;
+  char final[LANES_PATH_MAX + 128], err[512];
+  int problems = 0, flaky = 0;
+  uv_fs_t req;
+
+  for (int i = 0; i < run->nlanes; i++) {
+    struct evidence_lane *lane = &run->lanes[i];
+    const struct expect_entry *x =
+        expect_find(expect, lane->name, run->machine.os);
+    int failed = lane_failed(lane);
+    if (failed && x != NULL) {
+      lane->expected_failure = x->reason;
+    } else if (failed) {
+      problems++;
+      fprintf(errf, "crossrun: record: lane %s failed on %s\n", lane->name,
+              run->machine.os);
+    } else if (x != NULL) {
+      problems++;
+      fprintf(errf, "crossrun: record: lane %s passed on %s, but %s:%d "
+                    "expects it to fail: the known failure is fixed; delete "
+                    "that entry (lane: %s, os: %s)\n",
+              lane->name, run->machine.os, expect->path, x->line, x->lane,
+              x->os);
+    }
+    if (!failed && lane_flaky(lane)) {
+      flaky++;
+      fprintf(errf, "crossrun: record: lane %s is flaky: a sample failed, "
+                    "then passed on retry\n", lane->name);
+    }
+  }
+  evidence_cleanliness(run, &c);
+  if (c.processes_left || c.sockets_left || c.forced_terminations ||
+      c.temp_entries_left) {
+    problems++;
+    fprintf(errf, "crossrun: record: cleanliness: %d processes left, %d "
+                  "sockets left, %d forced terminations, %d temp entries "
+                  "left\n", c.processes_left, c.sockets_left,
+            c.forced_terminations, c.temp_entries_left);
+  }
+  if (!run->complete) {
+    problems++;
+    fprintf(errf, "crossrun: record: interrupted\n");
+  }
+  run->official = !o->rehearse && problems == 0 && flaky == 0;
+  record_path(final, sizeof(final), o->output_directory,
+              problems ? "rejected" : "evidence", &run->machine,
+              o->shard_index, o->shard_count);
+  if (evidence_write(run, final, err, sizeof(err)) != 0) {
+    fprintf(errf, "crossrun: %s\n", err);
+    return RUN_EXIT_RUNNER;
+  }
+  uv_fs_unlink(NULL, &req, path, NULL);
+  uv_fs_req_cleanup(&req);
+  snprintf(path, pathlen, "%s", final);
+  summary_print(out, run);
+  if (problems) {
+    fprintf(out, "record rejected: %d problem%s; no evidence file, the data "
+                 "is in %s\n", problems, problems == 1 ? "" : "s", final);
+    return run->complete ? RUN_EXIT_FAILED : RUN_EXIT_INTERRUPTED;
+  }
+  fprintf(out, "evidence: %s (%s)\n", final,
+          run->official ? "official"
+          : flaky       ? "not official: flaky lanes"
+                        : "rehearsal, not official");
+  return flaky ? RUN_EXIT_FAILED : RUN_EXIT_OK;
+}
+

@@ -5,7 +5,12 @@
 
 #include <stddef.h>
 
+#include <stdio.h>
+
 #include "evidence/evidence.h"
+#include "runner/cli.h"
+#include "runner/expect.h"
+#include "runner/lanes.h"
 
 /* Reads the commit, the branch, whether the work tree is clean (git, in
  * root), and the CI variables. Never fails: what cannot be read stays
@@ -26,5 +31,22 @@ int record_refusal(const struct evidence_provenance *p, char *err,
 void record_path(char *out, size_t outlen, const char *dir, const char *kind,
                  const struct platform_machine *m, int shard_index,
                  int shard_count);
+
+/* Before a record: reads the provenance, refuses an official record that
+ * the checkout or the command line does not allow (one line on errf),
+ * loads --expect, creates the output folder. *prov and *expect are
+ * allocated here and freed by the caller (free). Returns a RUN_EXIT_*
+ * status; RUN_EXIT_OK to go on. */
+int record_setup(const struct cli_options *o, struct lanes *l,
+                 struct evidence_provenance **prov, struct expect **expect,
+                 FILE *errf);
+
+/* After a record: checks the expectations and the cleanliness, marks the
+ * run official or not, writes evidence-* or rejected-* (path holds the
+ * incomplete file, which is removed, and receives the final one), prints
+ * the summary and every reason. Returns the exit status. */
+int record_finish(const struct cli_options *o, struct evidence_run *run,
+                  const struct expect *expect, char *path, size_t pathlen,
+                  FILE *out, FILE *errf);
 
 #endif
