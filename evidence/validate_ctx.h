@@ -1,0 +1,89 @@
+/* What the validator's files (evidence/validate*.c) share, not for other
+ * callers: adding to an error list, and the context in which the schema's
+ * own check and the evaluation of a document walk. A message is
+ * "at /json/pointer: problem", the pointer being where the walk is. */
+#ifndef CROSSRUN_EVIDENCE_VALIDATE_CTX_H
+#define CROSSRUN_EVIDENCE_VALIDATE_CTX_H
+
+#include <stddef.h>
+#include <json-c/json.h>
+
+#include "evidence/pattern.h"
+#include "evidence/validate.h"
+
+#define VALIDATE_POINTER_MAX 2048 /* bytes of the JSON pointer kept */
+#define VALIDATE_PATTERN_CACHE 32 /* compiled patterns kept per evaluation */
+
+/* ---- error lists (struct validate_errors, evidence/validate.h) ---- */
+
+/* Appends a copy of msg to e. Past VALIDATE_MAX_ERRORS, or when memory runs
+ * out, the message is only counted in e->total. */
+void validate_errors_add(struct validate_errors *e, const char *msg);
+
+/* The same with a printf format; a message longer than
+ * VALIDATE_MESSAGE_MAX is cut and ends in "...". */
+void validate_errors_addf(struct validate_errors *e, const char *fmt, ...);
+
+/* Moves every message of from to the end of to (those from only counted
+ * are counted in to); from is left empty. */
+void validate_errors_move(struct validate_errors *to,
+                          struct validate_errors *from);
+
+/* ---- the walk ---- */
+
+struct validate_cached_pattern {
+  json_object *source; /* the schema's pattern string */
+  struct pattern p;
+};
+
+/* One check of a schema or evaluation of a document. Zeroed (calloc) is
+ * its empty state; root and out are set by the caller and stay the
+ * caller's. */
+struct validate_ctx {
+  json_object *root; /* the schema */
+  struct validate_errors *out;
+  int in_schema; /* messages are about the schema: "schema: " first */
+  char ptr[VALIDATE_POINTER_MAX];
+  size_t ptrlen;
+  int eval_depth;
+  long long steps;
+  long long max_steps;
+  int aborted; /* the schema cannot be evaluated any further */
+  long long nodes;
+  struct validate_cached_pattern cache[VALIDATE_PATTERN_CACHE];
+  int ncache;
+};
+
+/* Frees the compiled patterns c holds; c itself is the caller's. */
+void validate_ctx_release(struct validate_ctx *c);
+
+/* Appends "/seg" (escaped per RFC 6901) to c's pointer and returns the
+ * length to restore with validate_ctx_pop. A pointer that no longer fits
+ * ends in "...". */
+size_t validate_ctx_push(struct validate_ctx *c, const char *seg);
+
+/* The same with an array index as the segment. */
+size_t validate_ctx_push_index(struct validate_ctx *c, size_t index);
+
+/* Cuts c's pointer back to old, a value validate_ctx_push returned. */
+void validate_ctx_pop(struct validate_ctx *c, size_t old);
+
+/* Adds "at <pointer>: <problem>" to c->out ("schema: " first when
+ * c->in_schema, "(root)" for an empty pointer). */
+void validate_ctx_report(struct validate_ctx *c, const char *fmt, ...);
+
+/* The evaluation cannot go on: adds "schema: <problem> (at <pointer>)" to
+ * c->out and sets c->aborted, at which every caller unwinds. */
+void validate_ctx_abort(struct validate_ctx *c, const char *fmt, ...);
+
+/* What every document must be whatever the schema says, reported for v
+ * (level levels deep) and below it: nested at most VALIDATE_MAX_DEPTH
+ * levels, finite numbers, 64-bit integers json-c did not clamp, UTF-8
+ * strings and keys. Adds the nodes it visits to c->nodes. */
+void validate_ctx_scan(struct validate_ctx *c, json_object *v, int level);
+
+/* The schema that ref ("#/$defs/NAME") names in c->root, or NULL. The
+ * result belongs to c->root. */
+json_object *validate_ctx_resolve_ref(struct validate_ctx *c, const char *ref);
+
+#endif
