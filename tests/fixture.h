@@ -1,0 +1,109 @@
+/* What the parts of tests/fixture (fixture.c, fixture_common.c,
+ * fixture_server.c, fixture_client.c) share. */
+#ifndef CROSSRUN_TESTS_FIXTURE_H
+#define CROSSRUN_TESTS_FIXTURE_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "protocol/codec.h"
+
+/* What a mode does wrong (tests/fixture.c lists the modes). */
+enum fixture_fault {
+  FAULT_NONE,
+  /* server only */
+  FAULT_NEVER_READY,
+  FAULT_SIGNAL,
+  FAULT_LEAVE_FILE,
+  FAULT_ORPHAN,
+  FAULT_RSS64,
+  FAULT_TINY,
+  /* client only */
+  FAULT_WRONG_COUNT,
+  FAULT_BAD_JSON,
+  FAULT_NO_RESULT,
+  /* both */
+  FAULT_CLOSE_FIRST,
+  FAULT_UNSUPPORTED,
+  FAULT_EXIT3,
+  FAULT_HANG,
+  FAULT_FLOOD_STDERR,
+  FAULT_WRONG_SEQUENCE,
+  FAULT_WRONG_PAYLOAD,
+  FAULT_OVERSIZED,
+  FAULT_EARLY_EOF,
+  FAULT_BAD_VERSION,
+  FAULT_WRONG_COUNTS
+};
+
+/* Roles, as bits of a mode's roles. */
+#define FIXTURE_SERVER 1
+#define FIXTURE_CLIENT 2
+
+/* The request or response that misbehaves. */
+#define FIXTURE_FAULT_SEQUENCE 3
+
+/* A parsed command line: the address to listen on or connect to, and the
+ * client's workload. */
+struct fixture_args {
+  struct sockaddr_in addr;
+  struct proto_workload w;
+};
+
+/* ---- fixture_common.c ---- */
+
+#define FIXTURE_WHY_BYTES 320
+
+/* The fault of the mode in force (set once by main). */
+extern enum fixture_fault fixture_mode_fault;
+/* The name on every stderr line: "fixture server" or "fixture client". */
+extern const char *fixture_prog;
+/* The reason of the rejection under way (fixture_why_set). */
+extern char fixture_why[FIXTURE_WHY_BYTES];
+
+/* Prints "<prog>: <message>" on stderr and exits with status. */
+_Noreturn void fixture_die(int status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Sets fixture_why and returns err. */
+int fixture_why_set(int err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+_Noreturn void fixture_sleep_forever(void);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t fixture_now_ns(void);
+
+/* Sends all of data (no SIGPIPE). Returns 0, or -1 when the socket fails. */
+int fixture_send_all(int fd, const void *data, size_t len);
+
+/* Reads and drops everything until the peer closes or fails, at most
+ * 10 s, then exits 0: the end of every protocol fault. */
+_Noreturn void fixture_drain_and_exit(int fd);
+
+/* A rejection of SPEC.md section 6 with fixture_why as the reason: one
+ * stderr line, an ERROR frame (unless err is PROTO_E_PEER_ERROR or fd is
+ * -1), close, exit 1. */
+_Noreturn void fixture_reject(int fd, int err);
+
+/* Sets the reason for the ERROR frame a peer sent; returns
+ * PROTO_E_PEER_ERROR. */
+int fixture_peer_error(const uint8_t *payload, uint32_t len);
+
+/* Rejects end of stream (n 0) or a failed read (n < 0) with pending bytes
+ * of a frame left; where says what was expected. */
+_Noreturn void fixture_reject_eof(int fd, ssize_t n, size_t pending,
+                                  const char *where);
+
+/* Writes 64 MiB to stderr in 64 KiB chunks. */
+void fixture_flood_stderr(void);
+
+/* ---- fixture_server.c, fixture_client.c ---- */
+
+/* Run the role's session and its fault; return the exit status. */
+int fixture_run_server(struct fixture_args *a);
+int fixture_run_client(struct fixture_args *a);
+
+#endif

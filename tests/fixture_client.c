@@ -1,0 +1,311 @@
+/* The client role of tests/fixture: a correct client with a window of
+ * requests in flight, the client's faults, and its result line. */
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "tests/fixture.h"
+
+enum client_state { EXPECT_HELLO_ACK, IN_SESSION, EXPECT_BYE_ACK, DONE };
+
+struct client {
+  int fd;
+  enum client_state state;
+  struct proto_workload w;
+  uint8_t hello[PROTO_WORKLOAD_BYTES];
+  uint64_t total, next_send, next_recv;
+  uint64_t frames_sent, frames_received;
+  struct proto_counts own;
+  uint64_t start_ns, end_ns;
+  int timing;
+  int faulted; /* the fault went into the output: stop after sending it */
+  uint8_t *out;
+  size_t out_len, out_sent, out_cap;
+};
+
+static void client_queue(struct client *c, uint8_t type, uint64_t sequence,
+                         const uint8_t *payload, uint32_t len)
+{
+  c->out_len +=
+      proto_frame_encode(c->out + c->out_len, type, sequence, payload, len);
+  c->own.bytes_sent += PROTO_HEADER_BYTES + (uint64_t)len;
+  c->frames_sent++;
+}
+
+/* Queues as many requests as the window and the phase allow, or the BYE;
+ * only when the previous output has gone out. */
+static void client_fill(struct client *c)
+{
+  uint32_t p = c->w.payload_bytes;
+  size_t frame = PROTO_HEADER_BYTES + (size_t)p;
+
+  if (c->out_len > 0 || c->faulted || c->state != IN_SESSION)
+    return;
+  c->out_sent = 0;
+  for (;;) {
+    uint64_t limit = c->next_recv <= c->w.warmup ? c->w.warmup : c->total;
+    uint64_t seq = c->next_send;
+    struct proto_header h = {PROTO_VERSION, PROTO_REQUEST, 0, p, seq};
+    uint8_t *dst = c->out + c->out_len;
+
+    if (!c->timing && c->next_recv == c->w.warmup + 1) {
+      c->timing = 1;
+      c->start_ns = fixture_now_ns();
+    }
+    if (seq > limit || seq - c->next_recv >= c->w.max_in_flight ||
+        c->out_cap - c->out_len < frame)
+      break;
+    c->next_send++;
+    c->own.requests++;
+    c->own.bytes_sent += frame;
+    c->frames_sent++;
+    c->out_len += frame;
+    if (seq == FIXTURE_FAULT_SEQUENCE &&
+        fixture_mode_fault == FAULT_OVERSIZED) {
+      h.payload_length = PROTO_MAX_PAYLOAD_BYTES + 1;
+      proto_header_encode(dst, &h);
+      c->out_len -= frame - PROTO_HEADER_BYTES;
+      c->faulted = 1;
+      return;
+    }
+    if (seq == FIXTURE_FAULT_SEQUENCE &&
+        fixture_mode_fault == FAULT_WRONG_SEQUENCE) {
+      h.sequence = seq + 1;
+      c->faulted = 1;
+    }
+    proto_header_encode(dst, &h);
+    proto_payload_fill(dst + PROTO_HEADER_BYTES, p, h.sequence);
+    if (seq == FIXTURE_FAULT_SEQUENCE &&
+        fixture_mode_fault == FAULT_WRONG_PAYLOAD && p > 0) {
+      dst[PROTO_HEADER_BYTES] ^= 0x01;
+      c->faulted = 1;
+    }
+    if (c->faulted)
+      return;
+  }
+  if (c->next_recv > c->total) {
+    uint8_t counts[PROTO_COUNTS_BYTES];
+    struct proto_counts bye = c->own;
+    if (fixture_mode_fault == FAULT_WRONG_COUNTS) {
+      bye.requests++;
+      c->faulted = 1;
+    }
+    proto_counts_encode(counts, &bye);
+    client_queue(c, PROTO_BYE, c->total + 1, counts, PROTO_COUNTS_BYTES);
+    c->state = EXPECT_BYE_ACK;
+  }
+}
+
+/* Checks a complete header against the session; 0 or a proto_error. */
+static int client_check(const struct client *c, const struct proto_header *h)
+{
+  if (h->type == PROTO_ERROR)
+    return 0;
+  if (c->state == EXPECT_HELLO_ACK && h->type == PROTO_HELLO_ACK)
+    return h->sequence == 0
+               ? 0
+               : fixture_why_set(PROTO_E_WRONG_SEQUENCE,
+                                 "HELLO_ACK sequence %" PRIu64, h->sequence);
+  if (c->state == IN_SESSION && h->type == PROTO_RESPONSE &&
+      c->next_recv <= c->total) {
+    if (h->sequence != c->next_recv)
+      return fixture_why_set(PROTO_E_WRONG_SEQUENCE,
+                             "RESPONSE %" PRIu64 " (expected %" PRIu64 ")",
+                             h->sequence, c->next_recv);
+    if (c->next_recv == c->next_send)
+      return fixture_why_set(PROTO_E_UNEXPECTED_TYPE,
+                             "RESPONSE %" PRIu64 " before its request was sent",
+                             h->sequence);
+    if (h->payload_length != c->w.payload_bytes)
+      return fixture_why_set(PROTO_E_BAD_LENGTH,
+                             "RESPONSE of %" PRIu32 " bytes",
+                             h->payload_length);
+    return 0;
+  }
+  if (c->state == EXPECT_BYE_ACK && h->type == PROTO_BYE_ACK)
+    return h->sequence == c->total + 1
+               ? 0
+               : fixture_why_set(PROTO_E_WRONG_SEQUENCE,
+                                 "BYE_ACK sequence %" PRIu64, h->sequence);
+  return fixture_why_set(PROTO_E_UNEXPECTED_TYPE, "type %u not allowed here",
+                         h->type);
+}
+
+static int client_frame(struct client *c, const struct proto_header *h,
+                        const uint8_t *payload)
+{
+  uint64_t size = PROTO_HEADER_BYTES + (uint64_t)h->payload_length;
+
+  if (h->type == PROTO_ERROR)
+    return fixture_peer_error(payload, h->payload_length);
+  c->own.bytes_received += size;
+  c->frames_received++;
+  if (h->type == PROTO_HELLO_ACK) {
+    if (memcmp(payload, c->hello, PROTO_WORKLOAD_BYTES) != 0)
+      return fixture_why_set(PROTO_E_BAD_WORKLOAD,
+                             "HELLO_ACK differs from HELLO");
+    c->state = IN_SESSION;
+    return 0;
+  }
+  if (h->type == PROTO_RESPONSE) {
+    if (proto_response_check(payload, h->payload_length, h->sequence) != 0)
+      return fixture_why_set(PROTO_E_WRONG_PAYLOAD, "RESPONSE %" PRIu64,
+                             h->sequence);
+    if (h->sequence == c->total)
+      c->end_ns = fixture_now_ns();
+    c->next_recv++;
+    c->own.responses++;
+    return 0;
+  }
+  {
+    struct proto_counts ack;
+    const struct proto_counts *own = &c->own;
+    proto_counts_decode(payload, &ack);
+    if (ack.requests != own->requests || ack.responses != own->responses ||
+        ack.bytes_sent != own->bytes_received - size ||
+        ack.bytes_received != own->bytes_sent)
+      return fixture_why_set(PROTO_E_COUNT_MISMATCH, "BYE_ACK counts differ");
+    c->state = DONE;
+    return 0;
+  }
+}
+
+static void client_session(struct client *c)
+{
+  size_t cap = PROTO_HEADER_BYTES + (size_t)c->w.payload_bytes + 1024;
+  uint8_t *buf;
+  size_t len = 0;
+
+  if (cap < 65536)
+    cap = 65536;
+  buf = malloc(cap);
+  c->out_cap = cap;
+  c->out = malloc(cap);
+  if (buf == NULL || c->out == NULL)
+    fixture_die(1, "out of memory");
+
+  client_queue(c, PROTO_HELLO, 0, c->hello, PROTO_WORKLOAD_BYTES);
+  if (fixture_mode_fault == FAULT_BAD_VERSION) {
+    c->out[0] = 2;
+    c->faulted = 1;
+  }
+  while (c->state != DONE) {
+    struct pollfd pfd = {c->fd, POLLIN, 0};
+    size_t off = 0;
+    ssize_t n;
+
+    client_fill(c);
+    if (c->out_len > c->out_sent)
+      pfd.events |= POLLOUT;
+    if (poll(&pfd, 1, -1) < 0) {
+      if (errno == EINTR)
+        continue;
+      fixture_die(1, "poll: %s", strerror(errno));
+    }
+    if (pfd.revents & POLLOUT) {
+      n = send(c->fd, c->out + c->out_sent, c->out_len - c->out_sent,
+               MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n > 0)
+        c->out_sent += (size_t)n;
+      if (c->out_sent == c->out_len) {
+        c->out_len = c->out_sent = 0;
+        if (c->faulted)
+          fixture_drain_and_exit(c->fd);
+      }
+    }
+    if (!(pfd.revents & (POLLIN | POLLHUP | POLLERR)))
+      continue;
+    n = recv(c->fd, buf + len, cap - len, MSG_DONTWAIT);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+      continue;
+    if (n <= 0)
+      fixture_reject_eof(c->fd, n, len,
+                         c->state == EXPECT_HELLO_ACK ? "before HELLO_ACK"
+                         : c->state == IN_SESSION ? "before the last RESPONSE"
+                                                  : "before BYE_ACK");
+    len += (size_t)n;
+    while (c->state != DONE) {
+      struct proto_header h;
+      long size = proto_frame_peek(buf + off, len - off, &h);
+      int err;
+      if (size < 0) {
+        fixture_why_set((int)size, "header version %u type %u length %" PRIu32,
+                        h.version, h.type, h.payload_length);
+        fixture_reject(c->fd, (int)size);
+      }
+      if (len - off < PROTO_HEADER_BYTES)
+        break;
+      err = client_check(c, &h);
+      if (err)
+        fixture_reject(c->fd, err);
+      if (size == 0)
+        break;
+      err = client_frame(c, &h, buf + off + PROTO_HEADER_BYTES);
+      if (err)
+        fixture_reject(c->fd, err);
+      off += (size_t)size;
+      if (fixture_mode_fault == FAULT_EARLY_EOF && h.type == PROTO_RESPONSE &&
+          h.sequence == 2) {
+        shutdown(c->fd, SHUT_WR);
+        fixture_drain_and_exit(c->fd);
+      }
+    }
+    memmove(buf, buf + off, len - off);
+    len -= off;
+  }
+  free(buf);
+  free(c->out);
+}
+
+int fixture_run_client(struct fixture_args *a)
+{
+  struct client c;
+  int one = 1;
+
+  memset(&c, 0, sizeof c);
+  if (fixture_mode_fault == FAULT_FLOOD_STDERR)
+    fixture_flood_stderr();
+  c.w = a->w;
+  c.total = c.w.warmup + c.w.round_trips;
+  c.next_send = c.next_recv = 1;
+  proto_workload_encode(c.hello, &c.w);
+
+  c.fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (c.fd < 0 || connect(c.fd, (struct sockaddr *)&a->addr, sizeof a->addr))
+    fixture_die(1, "connect: %s", strerror(errno));
+  setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  client_session(&c);
+  close(c.fd); /* the client closes first */
+
+  switch (fixture_mode_fault) {
+  case FAULT_HANG:
+    fixture_sleep_forever();
+    break;
+  case FAULT_EXIT3:
+    return 3;
+  case FAULT_NO_RESULT:
+    return 0;
+  case FAULT_BAD_JSON:
+    printf("not json\n");
+    return 0;
+  default:
+    break;
+  }
+  printf("{\"runtime\":\"fixture\",\"round_trips\":%" PRIu64
+         ",\"warmup_round_trips\":%" PRIu64 ",\"payload_bytes\":%" PRIu32
+         ",\"max_in_flight\":%" PRIu32 ",\"frames_sent\":%" PRIu64
+         ",\"frames_received\":%" PRIu64 ",\"bytes_sent\":%" PRIu64
+         ",\"bytes_received\":%" PRIu64 ",\"elapsed_ns\":%" PRIu64 "}\n",
+         c.w.round_trips - (fixture_mode_fault == FAULT_WRONG_COUNT),
+         c.w.warmup, c.w.payload_bytes, c.w.max_in_flight, c.frames_sent,
+         c.frames_received, c.own.bytes_sent, c.own.bytes_received,
+         c.end_ns - c.start_ns);
+  return fflush(stdout) == 0 ? 0 : 1;
+}

@@ -1,0 +1,167 @@
+/* What both roles of tests/fixture share: the fault in force, failing
+ * with a message, sending, draining, the rejections of SPEC.md section 6,
+ * and the stderr flood. */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests/fixture.h"
+
+#define DRAIN_SECONDS 10 /* how long a faulty peer waits for the close */
+#define FLOOD_BYTES (64u << 20)
+#define FLOOD_CHUNK_BYTES (64u << 10)
+
+enum fixture_fault fixture_mode_fault;
+const char *fixture_prog = "fixture";
+char fixture_why[FIXTURE_WHY_BYTES];
+
+void fixture_die(int status, const char *fmt, ...)
+{
+  va_list ap;
+  fprintf(stderr, "%s: ", fixture_prog);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  exit(status);
+}
+
+/* Sets the reason of a rejection and returns err. */
+int fixture_why_set(int err, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(fixture_why, sizeof fixture_why, fmt, ap);
+  va_end(ap);
+  return err;
+}
+
+void fixture_sleep_forever(void)
+{
+  for (;;)
+    pause();
+}
+
+uint64_t fixture_now_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+  const uint8_t *p = data;
+  while (len > 0) {
+    ssize_t n = write(fd, p, len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return -1;
+    p += n;
+    len -= (size_t)n;
+  }
+  return 0;
+}
+
+int fixture_send_all(int fd, const void *data, size_t len)
+{
+  const uint8_t *p = data;
+  while (len > 0) {
+    ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return -1;
+    p += n;
+    len -= (size_t)n;
+  }
+  return 0;
+}
+
+/* Reads and drops everything until the peer closes or fails, at most
+ * DRAIN_SECONDS, then exits 0: the end of every protocol fault. */
+void fixture_drain_and_exit(int fd)
+{
+  uint64_t deadline = fixture_now_ns() + (uint64_t)DRAIN_SECONDS * 1000000000u;
+  uint8_t scratch[4096];
+
+  for (;;) {
+    uint64_t now = fixture_now_ns();
+    struct pollfd pfd = {fd, POLLIN, 0};
+    int r;
+    ssize_t n;
+
+    if (now >= deadline)
+      break;
+    r = poll(&pfd, 1, (int)((deadline - now) / 1000000u) + 1);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      break;
+    n = recv(fd, scratch, sizeof scratch, 0);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+  }
+  close(fd);
+  exit(0);
+}
+
+/* A rejection of SPEC.md section 6: one stderr line, an ERROR frame,
+ * close, exit 1. */
+void fixture_reject(int fd, int err)
+{
+  uint8_t frame[PROTO_HEADER_BYTES + 2 + PROTO_MAX_REASON_BYTES];
+  size_t n;
+
+  fprintf(stderr, "%s: %s: %s\n", fixture_prog, proto_error_name(err),
+          fixture_why);
+  if (err != PROTO_E_PEER_ERROR && fd >= 0) {
+    n = proto_error_encode(frame, proto_error_code_for(err), fixture_why);
+    (void)send(fd, frame, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+  }
+  if (fd >= 0)
+    close(fd);
+  exit(1);
+}
+
+int fixture_peer_error(const uint8_t *payload, uint32_t len)
+{
+  uint16_t code = 0;
+  char reason[PROTO_MAX_REASON_BYTES + 1] = "";
+  proto_error_decode(payload, len, &code, reason, sizeof reason);
+  return fixture_why_set(PROTO_E_PEER_ERROR, "ERROR code %u: %s", code, reason);
+}
+
+/* Rejects end of stream (or a failed read) with `pending` bytes left. */
+void fixture_reject_eof(int fd, ssize_t n, size_t pending, const char *where)
+{
+  const char *how = n < 0 ? strerror(errno) : "end of stream";
+  if (pending > 0)
+    fixture_why_set(PROTO_E_TRUNCATED, "%s after %zu bytes of a frame", how,
+                    pending);
+  else
+    fixture_why_set(PROTO_E_UNEXPECTED_EOF, "%s %s", how, where);
+  fixture_reject(n < 0 ? -1 : fd,
+                 pending > 0 ? PROTO_E_TRUNCATED : PROTO_E_UNEXPECTED_EOF);
+}
+
+void fixture_flood_stderr(void)
+{
+  static char chunk[FLOOD_CHUNK_BYTES];
+  size_t done;
+
+  memset(chunk, 'x', sizeof chunk);
+  chunk[sizeof chunk - 1] = '\n';
+  for (done = 0; done < FLOOD_BYTES; done += sizeof chunk)
+    if (write_all(STDERR_FILENO, chunk, sizeof chunk) != 0)
+      fixture_die(1, "flood-stderr: write failed");
+}

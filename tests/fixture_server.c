@@ -1,0 +1,357 @@
+/* The server role of tests/fixture: a correct, blocking, one-session
+ * server, and the server's faults. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "tests/fixture.h"
+
+#define TINY_BUFFER_BYTES 65536
+#define RSS_BYTES (64u << 20)
+#define ORPHAN_SECONDS 3600
+
+static volatile uint8_t *volatile rss_keep; /* rss64's memory */
+
+enum server_state { EXPECT_HELLO, EXPECT_REQUEST, EXPECT_END };
+
+struct server {
+  int fd;
+  enum server_state state;
+  struct proto_workload w;
+  uint64_t total, next;
+  struct proto_counts own;
+};
+
+/* The session checks a header gets as soon as it is complete. */
+static int server_check(const struct server *s, const struct proto_header *h)
+{
+  if (h->type == PROTO_ERROR)
+    return 0;
+  if (s->state == EXPECT_HELLO) {
+    if (h->type != PROTO_HELLO)
+      return fixture_why_set(PROTO_E_UNEXPECTED_TYPE, "type %u before HELLO",
+                             h->type);
+    if (h->sequence != 0)
+      return fixture_why_set(PROTO_E_WRONG_SEQUENCE, "HELLO sequence %" PRIu64,
+                             h->sequence);
+    return 0;
+  }
+  if (s->state == EXPECT_REQUEST && h->type == PROTO_REQUEST) {
+    if (s->next > s->total || h->sequence != s->next)
+      return fixture_why_set(PROTO_E_WRONG_SEQUENCE,
+                             "REQUEST %" PRIu64 " (expected %" PRIu64 ")",
+                             h->sequence, s->next);
+    if (h->payload_length != s->w.payload_bytes)
+      return fixture_why_set(PROTO_E_BAD_LENGTH, "REQUEST of %" PRIu32 " bytes",
+                             h->payload_length);
+    return 0;
+  }
+  if (s->state == EXPECT_REQUEST && h->type == PROTO_BYE &&
+      s->next > s->total) {
+    if (h->sequence != s->total + 1)
+      return fixture_why_set(PROTO_E_WRONG_SEQUENCE, "BYE sequence %" PRIu64,
+                             h->sequence);
+    return 0;
+  }
+  return fixture_why_set(PROTO_E_UNEXPECTED_TYPE, "type %u not allowed here",
+                         h->type);
+}
+
+/* Answers the frame at p in place (every answer has its request's size):
+ * returns 0, a negative proto_error, or 1 when the fault fires: the caller
+ * then sends the answers before p and the first *include bytes at p, and
+ * stops. */
+static int server_answer(struct server *s, uint8_t *p,
+                         const struct proto_header *h, size_t cap,
+                         size_t *include)
+{
+  size_t size = PROTO_HEADER_BYTES + (size_t)h->payload_length;
+  uint8_t *payload = p + PROTO_HEADER_BYTES;
+
+  *include = size;
+  if (h->type == PROTO_ERROR)
+    return fixture_peer_error(payload, h->payload_length);
+
+  if (h->type == PROTO_HELLO) {
+    proto_workload_decode(payload, &s->w);
+    if (proto_workload_check(&s->w) != 0)
+      return fixture_why_set(PROTO_E_BAD_WORKLOAD,
+                             "HELLO workload out of range");
+    if (PROTO_HEADER_BYTES + (size_t)s->w.payload_bytes > cap) {
+      fixture_why_set(PROTO_E_BAD_WORKLOAD,
+                      "tiny supports payloads up to %zu bytes",
+                      cap - PROTO_HEADER_BYTES);
+      fprintf(stderr, "%s: unsupported: %s\n", fixture_prog, fixture_why);
+      {
+        uint8_t frame[PROTO_HEADER_BYTES + 2 + PROTO_MAX_REASON_BYTES];
+        size_t n =
+            proto_error_encode(frame, PROTO_CODE_BAD_WORKLOAD, fixture_why);
+        (void)fixture_send_all(s->fd, frame, n);
+      }
+      close(s->fd);
+      exit(127);
+    }
+    s->total = s->w.warmup + s->w.round_trips;
+    s->next = 1;
+    s->state = EXPECT_REQUEST;
+    s->own.bytes_received += size;
+    s->own.bytes_sent += size;
+    p[1] = PROTO_HELLO_ACK;
+    if (fixture_mode_fault == FAULT_BAD_VERSION) {
+      p[0] = 2;
+      return 1;
+    }
+    return 0;
+  }
+
+  if (h->type == PROTO_REQUEST) {
+    struct proto_header rh = *h;
+    if (proto_payload_check(payload, h->payload_length, h->sequence) != 0)
+      return fixture_why_set(PROTO_E_WRONG_PAYLOAD, "REQUEST %" PRIu64,
+                             h->sequence);
+    s->next++;
+    s->own.requests++;
+    s->own.bytes_received += size;
+    rh.type = PROTO_RESPONSE;
+    if (h->sequence == FIXTURE_FAULT_SEQUENCE) {
+      switch (fixture_mode_fault) {
+      case FAULT_OVERSIZED:
+        rh.payload_length = PROTO_MAX_PAYLOAD_BYTES + 1;
+        proto_header_encode(p, &rh); /* the header alone, no payload */
+        *include = PROTO_HEADER_BYTES;
+        return 1;
+      case FAULT_EARLY_EOF:
+        *include = 0;
+        return 1;
+      case FAULT_WRONG_SEQUENCE:
+        rh.sequence++;
+        break;
+      default:
+        break;
+      }
+    }
+    proto_header_encode(p, &rh);
+    proto_response_fill(payload, payload, h->payload_length);
+    s->own.responses++;
+    s->own.bytes_sent += size;
+    if (h->sequence == FIXTURE_FAULT_SEQUENCE &&
+        fixture_mode_fault == FAULT_WRONG_PAYLOAD && h->payload_length > 0) {
+      payload[0] ^= 0x01;
+      return 1;
+    }
+    return h->sequence == FIXTURE_FAULT_SEQUENCE &&
+           fixture_mode_fault == FAULT_WRONG_SEQUENCE;
+  }
+
+  /* BYE */
+  {
+    struct proto_counts bye;
+    struct proto_counts ack;
+    proto_counts_decode(payload, &bye);
+    if (bye.requests != s->own.requests || bye.responses != s->own.responses ||
+        bye.bytes_sent != s->own.bytes_received ||
+        bye.bytes_received != s->own.bytes_sent)
+      return fixture_why_set(PROTO_E_COUNT_MISMATCH, "BYE counts differ");
+    s->own.bytes_received += size;
+    ack = s->own;
+    if (fixture_mode_fault == FAULT_WRONG_COUNTS)
+      ack.bytes_sent++;
+    p[1] = PROTO_BYE_ACK;
+    proto_counts_encode(payload, &ack);
+    s->own.bytes_sent += size;
+    s->state = EXPECT_END;
+    return fixture_mode_fault == FAULT_WRONG_COUNTS  ? 1
+           : fixture_mode_fault == FAULT_CLOSE_FIRST ? 2
+                                                     : 0;
+  }
+}
+
+/* Serves one session on fd with a read buffer of cap bytes; returns after
+ * the end of stream that follows BYE_ACK. */
+static void server_session(int fd, uint8_t *buf, size_t cap)
+{
+  struct server s = {fd, EXPECT_HELLO, {0}, 0, 0, {0}};
+  size_t len = 0;
+
+  for (;;) {
+    size_t off = 0;
+    ssize_t n = recv(fd, buf + len, cap - len, 0);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      if (n == 0 && len == 0 && s.state == EXPECT_END)
+        return;
+      fixture_reject_eof(
+          fd, n, len, s.state == EXPECT_HELLO ? "before HELLO" : "before BYE");
+    }
+    len += (size_t)n;
+
+    for (;;) {
+      struct proto_header h;
+      long size = proto_frame_peek(buf + off, len - off, &h);
+      size_t include;
+      int err;
+
+      if (size < 0) {
+        fixture_why_set((int)size, "header version %u type %u length %" PRIu32,
+                        h.version, h.type, h.payload_length);
+        fixture_reject(fd, (int)size);
+      }
+      if (len - off < PROTO_HEADER_BYTES)
+        break;
+      err = server_check(&s, &h);
+      if (err)
+        fixture_reject(fd, err);
+      if (size == 0) {
+        if (PROTO_HEADER_BYTES + (size_t)h.payload_length > cap) {
+          fixture_why_set(PROTO_E_BAD_LENGTH, "a %" PRIu32 "-byte payload",
+                          h.payload_length);
+          fixture_reject(fd, PROTO_E_BAD_LENGTH);
+        }
+        break;
+      }
+      err = server_answer(&s, buf + off, &h, cap, &include);
+      if (err < 0)
+        fixture_reject(fd, err);
+      if (err == 1) {
+        (void)fixture_send_all(fd, buf, off + include);
+        if (fixture_mode_fault == FAULT_EARLY_EOF)
+          shutdown(fd, SHUT_WR);
+        fixture_drain_and_exit(fd);
+      }
+      if (err == 2) {
+        /* The active close: this side of the connection, and so the
+         * server's port, goes through TIME_WAIT. Corked, BYE_ACK and the
+         * FIN leave in one segment, so the client cannot close first. */
+        int on = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_CORK, &on, sizeof on);
+        (void)fixture_send_all(fd, buf, off + include);
+        shutdown(fd, SHUT_WR);
+        close(fd);
+        return;
+      }
+      off += (size_t)size;
+    }
+    if (off > 0 && fixture_send_all(fd, buf, off) != 0) {
+      fixture_why_set(PROTO_E_UNEXPECTED_EOF, "send: %s", strerror(errno));
+      fixture_reject(-1, PROTO_E_UNEXPECTED_EOF);
+    }
+    memmove(buf, buf + off, len - off);
+    len -= off;
+  }
+}
+
+int fixture_run_server(struct fixture_args *a)
+{
+  static uint8_t tiny_buffer[TINY_BUFFER_BYTES];
+  struct sockaddr_in bound;
+  socklen_t bound_len = sizeof bound;
+  uint8_t *buf;
+  size_t cap;
+  int lfd, fd, one = 1;
+
+  if (fixture_mode_fault == FAULT_FLOOD_STDERR)
+    fixture_flood_stderr();
+  if (fixture_mode_fault == FAULT_RSS64) {
+    /* Every page written, and kept until the session is over. */
+    size_t i;
+    rss_keep = malloc(RSS_BYTES);
+    if (rss_keep == NULL)
+      fixture_die(1, "rss64: out of memory");
+    for (i = 0; i < RSS_BYTES; i += 4096)
+      rss_keep[i] = (uint8_t)i | 1;
+  }
+
+  lfd = socket(AF_INET, SOCK_STREAM, 0);
+  if (lfd < 0 || bind(lfd, (struct sockaddr *)&a->addr, sizeof a->addr) ||
+      listen(lfd, 8) || getsockname(lfd, (struct sockaddr *)&bound, &bound_len))
+    fixture_die(1, "listen: %s", strerror(errno));
+  if (fixture_mode_fault == FAULT_NEVER_READY)
+    fixture_sleep_forever();
+  if (fixture_mode_fault == FAULT_ORPHAN) {
+    pid_t pid = fork();
+    if (pid < 0)
+      fixture_die(1, "fork: %s", strerror(errno));
+    if (pid == 0) {
+      /* Escapes the process group, keeps the port, lets go of the
+       * runner's pipes so that only the port and the process remain. */
+      int null = open("/dev/null", O_RDWR);
+      setsid();
+      if (null >= 0) {
+        dup2(null, 0);
+        dup2(null, 1);
+        dup2(null, 2);
+        if (null > 2)
+          close(null);
+      }
+      sleep(ORPHAN_SECONDS);
+      _exit(0);
+    }
+  }
+
+  printf("READY %u\n", (unsigned)ntohs(bound.sin_port));
+  fflush(stdout);
+
+  fd = accept(lfd, NULL, NULL);
+  if (fd < 0)
+    fixture_die(1, "accept: %s", strerror(errno));
+  close(lfd);
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+
+  if (fixture_mode_fault == FAULT_TINY) {
+    buf = tiny_buffer;
+    cap = sizeof tiny_buffer;
+  } else {
+    cap = PROTO_MAX_FRAME_BYTES;
+    buf = malloc(cap);
+    if (buf == NULL)
+      fixture_die(1, "out of memory");
+  }
+  server_session(fd, buf, cap);
+  if (fixture_mode_fault != FAULT_CLOSE_FIRST)
+    close(fd);
+  if (buf != tiny_buffer)
+    free(buf);
+  free((void *)rss_keep);
+
+  switch (fixture_mode_fault) {
+  case FAULT_EXIT3:
+    return 3;
+  case FAULT_SIGNAL: {
+    struct rlimit none = {0, 0};
+    setrlimit(RLIMIT_CORE, &none);
+    raise(SIGABRT);
+    return 1;
+  }
+  case FAULT_HANG:
+    fixture_sleep_forever();
+    break;
+  case FAULT_LEAVE_FILE: {
+    const char *tmp = getenv("TMPDIR");
+    char path[4096];
+    FILE *f;
+    if (tmp == NULL || *tmp == '\0')
+      fixture_die(1, "leave-file: TMPDIR is not set");
+    snprintf(path, sizeof path, "%s/leftover.txt", tmp);
+    f = fopen(path, "w");
+    if (f == NULL)
+      fixture_die(1, "leave-file: %s: %s", path, strerror(errno));
+    fputs("left behind by the leave-file fixture\n", f);
+    fclose(f);
+    break;
+  }
+  default:
+    break;
+  }
+  return 0;
+}
