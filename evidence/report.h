@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The renderers' text helpers: UTF-8, XML escaping, figures as text. */
+#include "evidence/report_text.h"
+
 /* Hard limits on what a file may hold; as large as what `crossrun merge`
  * accepts (evidence/merge.h). */
 #define REPORT_MAX_FILE_BYTES (256 * 1024 * 1024)
@@ -226,33 +229,5 @@ const struct report_package *report_package_of(const struct report_platform *p,
 int report_markdown(const struct report *r, FILE *f);
 int report_html(const struct report *r, FILE *f);
 int report_junit(const struct report *r, FILE *f);
-
-/* Shared by the renderers (evidence/report_*.c), not for other callers. */
-
-/* Decodes the UTF-8 character at s (at least one byte, s[0] != 0) into
- * *cp and returns its length; a malformed sequence, a surrogate, or a
- * character XML forbids gives U+FFFD and length 1. */
-int report_utf8_next(const char *s, uint32_t *cp);
-
-/* Writes code point cp as UTF-8. */
-void report_put_utf8(FILE *f, uint32_t cp);
-
-/* Writes text as HTML/XML character data or attribute value: & < > " '
- * escaped, control characters (but tab, and newline when keep_newlines)
- * dropped. NULL writes nothing. */
-void report_xml_text(FILE *f, const char *text, int keep_newlines);
-
-/* Figures as text. A unit is chosen from the median and used for min and
- * max too: "288.8" (ns, the unit named by the caller), "1.9 MiB",
- * "4.0 ms". */
-enum report_unit { REPORT_NS, REPORT_BYTES, REPORT_CPU_NS };
-
-void report_format_value(char *out, size_t len, double v,
-                         enum report_unit unit);
-
-/* "median [min–max]" ("1.9 MiB [1.8–2.0]"), "median (no range)" when only
- * a summary median is known, or "-" when not measured. */
-void report_format_figure(char *out, size_t len, const struct report_figure *f,
-                          enum report_unit unit);
 
 #endif

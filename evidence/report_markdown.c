@@ -1,69 +1,7 @@
-/* The Markdown report (GitHub-flavoured: tables, one alert), and the
- * figure formats the other renderers share. */
+/* The Markdown report (GitHub-flavoured: tables, one alert). */
 #include "evidence/report.h"
 
 #include <string.h>
-
-/* ---- figures as text ---- */
-
-struct unit_choice {
-  double divisor;
-  const char *suffix;
-  int decimals;
-};
-
-static struct unit_choice unit_for(double v, enum report_unit unit)
-{
-  struct unit_choice u = {1, "", 1};
-
-  switch (unit) {
-  case REPORT_NS:
-    u.decimals = v >= 10000 ? 0 : 1;
-    break;
-  case REPORT_BYTES:
-    if (v >= 1024.0 * 1024 * 1024)
-      u = (struct unit_choice){1024.0 * 1024 * 1024, " GiB", 2};
-    else if (v >= 1024.0 * 1024)
-      u = (struct unit_choice){1024.0 * 1024, " MiB", 1};
-    else if (v >= 1024)
-      u = (struct unit_choice){1024, " KiB", 1};
-    else
-      u = (struct unit_choice){1, " B", 0};
-    break;
-  case REPORT_CPU_NS:
-    if (v >= 1e9)
-      u = (struct unit_choice){1e9, " s", 2};
-    else
-      u = (struct unit_choice){1e6, " ms", 1};
-    break;
-  }
-  return u;
-}
-
-void report_format_value(char *out, size_t len, double v, enum report_unit unit)
-{
-  struct unit_choice u = unit_for(v, unit);
-  snprintf(out, len, "%.*f%s", u.decimals, v / u.divisor, u.suffix);
-}
-
-void report_format_figure(char *out, size_t len, const struct report_figure *f,
-                          enum report_unit unit)
-{
-  struct unit_choice u;
-
-  if (f->n <= 0) {
-    snprintf(out, len, "-");
-    return;
-  }
-  u = unit_for(f->median, unit);
-  if (!f->have_range)
-    snprintf(out, len, "%.*f%s (no range)", u.decimals, f->median / u.divisor,
-             u.suffix);
-  else
-    snprintf(out, len, "%.*f%s [%.*f\xe2\x80\x93%.*f]", u.decimals,
-             f->median / u.divisor, u.suffix, u.decimals, f->min / u.divisor,
-             u.decimals, f->max / u.divisor);
-}
 
 /* ---- Markdown text ---- */
 
