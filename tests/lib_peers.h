@@ -1,0 +1,113 @@
+/* Peers as child processes, for the tests that run servers and clients
+ * (a lane's, or tests/fixture's). Every child runs in its own process
+ * group with stdin on /dev/null, its stdout and stderr captured (bounded)
+ * to be shown only when its test fails; every wait has a deadline scaled
+ * by tap_timeout_s(), after which the group is killed; every child is
+ * reaped on every path, including SIGINT, SIGTERM and SIGHUP of the test
+ * program (peers_setup installs the handlers). The children get a fresh
+ * TMPDIR of their own, which they must leave empty (lanes/README.md).
+ *
+ * POSIX; one test program at a time uses one set of children (the state
+ * is global, as the signal handlers need it). */
+#ifndef CROSSRUN_TESTS_LIB_PEERS_H
+#define CROSSRUN_TESTS_LIB_PEERS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "protocol/codec.h"
+
+#define PEERS_CAPTURE_BYTES (64 * 1024)
+#define PEERS_READY_TIMEOUT_S 10.0 /* before tap_timeout_s() */
+#define PEERS_MAX_ARGS 24
+
+struct peers_capture {
+  int fd; /* read end of the pipe, -1 once closed */
+  size_t len;
+  int cut; /* more arrived than PEERS_CAPTURE_BYTES */
+  char buf[PEERS_CAPTURE_BYTES + 1];
+};
+
+struct peers_proc {
+  const char *name;
+  pid_t pid; /* 0 when never started */
+  int reaped;
+  int status; /* wait status, valid when reaped */
+  int killed; /* killed at a deadline */
+  struct peers_capture out, err;
+};
+
+struct peers_pair {
+  struct peers_proc server, client;
+  int port; /* from READY, 0 when none came */
+};
+
+/* ---- setting up ---- */
+
+/* Writes "$BUILD/rel" into out ($BUILD defaults to "build"). Returns 1
+ * when that is an executable file, else 0. */
+int peers_bin(char *out, size_t outlen, const char *rel);
+
+/* Ignores SIGPIPE; on SIGINT, SIGTERM and SIGHUP kills and reaps the
+ * children still running and removes their TMPDIR before dying of the
+ * signal. Creates that TMPDIR ("crossrun-<name>-XXXXXX" under $TMPDIR or
+ * /tmp) and sets TMPDIR, TEMP and TMP to it for the children. Returns 0,
+ * or -1 with a message in err. */
+int peers_setup(const char *name, char *err, size_t errlen);
+
+/* Whether the children's TMPDIR is empty; lists and removes what is in it
+ * (tap_diag), so that the next test starts with it empty. */
+int peers_tmp_empty(void);
+
+/* At the end: 1 when the children's TMPDIR was empty and is removed. */
+int peers_tmp_remove(void);
+
+/* CLOCK_MONOTONIC in seconds. */
+double peers_now_s(void);
+
+/* ---- children ---- */
+
+/* Starts argv[0] with argv in its own process group; name labels its
+ * output. Returns 0 or -1 (a diagnostic printed). */
+int peers_start(struct peers_proc *p, const char *name, char *const argv[]);
+
+/* Kills the group of a child still running, and reaps it. */
+void peers_kill(struct peers_proc *p);
+
+/* Reads the children's output and reaps those that exit, for at most
+ * 50 ms. */
+void peers_poll(struct peers_proc **ps, int n);
+
+/* Waits until every child of ps has exited, at most timeout_s; kills the
+ * rest then. Returns 0, or -1 when something had to be killed. */
+int peers_wait(struct peers_proc **ps, int n, double timeout_s);
+
+/* The exit status, 128 + N for signal N, or -1 when it was killed at a
+ * deadline or is not reaped. */
+int peers_exit_code(const struct peers_proc *p);
+
+/* Prints how the child ended and its output as diagnostics. */
+void peers_show(const struct peers_proc *p);
+
+/* ---- one server and one client ---- */
+
+/* Starts prefix + --listen 127.0.0.1:0 and waits for its first stdout
+ * line. Returns the port of "READY <port>", or 0 (the server then killed
+ * and reaped). */
+int peers_server_start(struct peers_proc *p, char *const prefix[]);
+
+/* Starts prefix + --connect 127.0.0.1:port and the workload's flags.
+ * Returns 0 or -1. */
+int peers_client_start(struct peers_proc *p, char *const prefix[], int port,
+                       const struct proto_workload *w);
+
+/* Server: server_argv + --listen. Client: client_argv + --connect and the
+ * workload. Everything is reaped when it returns. */
+void peers_pair_run(struct peers_pair *r, char *const server_argv[],
+                    char *const client_argv[], const struct proto_workload *w,
+                    double timeout_s);
+
+/* peers_show for both. */
+void peers_pair_show(const struct peers_pair *r);
+
+#endif

@@ -1,0 +1,39 @@
+/* Blocking TCP on 127.0.0.1 for tests that play one side of a session
+ * themselves: every socket these return has send and receive deadlines
+ * (PEERS_READY_TIMEOUT_S, scaled by tap_timeout_s()) and TCP_NODELAY, and
+ * is close-on-exec. */
+#ifndef CROSSRUN_TESTS_LIB_SOCKETS_H
+#define CROSSRUN_TESTS_LIB_SOCKETS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tests/lib_peers.h"
+
+/* 1 when 127.0.0.1:port can be bound again at once (after a session: the
+ * client closed first), else 0. */
+int sockets_port_free(int port);
+
+/* A connection to 127.0.0.1:port, or -1. The caller closes it. */
+int sockets_connect(int port);
+
+/* A listening socket on 127.0.0.1 with an OS-chosen port (in *port), or
+ * -1. The caller closes it. */
+int sockets_listen_any(int *port);
+
+/* Accepts the client's connection on lfd unless the client exits or the
+ * deadline passes first (polling the client meanwhile). Returns the
+ * connection, or -1. */
+int sockets_accept_from(int lfd, struct peers_proc *client);
+
+/* Receives exactly n bytes. Returns 0, or -1 at end of stream, on error or
+ * at the deadline. */
+int sockets_read_exact(int fd, uint8_t *buf, size_t n);
+
+/* Sends all of p, one byte per send() when bytewise. Returns 0 or -1. */
+int sockets_send_bytes(int fd, const uint8_t *p, size_t n, int bytewise);
+
+/* Reads until the peer closes, fails or goes quiet past the deadline. */
+void sockets_drain(int fd);
+
+#endif
