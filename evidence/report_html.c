@@ -2,21 +2,18 @@
  * charts, no script, no font or image from anywhere, and a content
  * security policy that forbids loading anything, so the page shows the
  * same offline, in a CI artifact viewer, or with JavaScript off. Every
- * string from the evidence goes through report_xml_text. */
+ * string from the evidence goes through report_xml_text.
+ *
+ * This file holds the page itself, the helpers its parts share, and the
+ * sections that span every platform (time, memory, packages); the charts
+ * are in evidence/report_html_chart.c, a platform's own section in
+ * evidence/report_html_platform.c. */
 #include "evidence/report.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CHART_W 960
-#define LABEL_W 190
-#define VALUE_W 120
-#define BAR_H 16
-#define BAR_GAP 3
-#define GROUP_GAP 14
-#define CHART_TOP 26
-#define CHART_BOTTOM 34
+#include "evidence/report_html.h"
 
 static const char *const css =
     ":root{color-scheme:light}"
@@ -79,13 +76,13 @@ static const char *const css =
     "svg .cellr{font-size:11px;fill:#424a53}"
     "footer{margin-top:40px;color:#57606a;font-size:12px}";
 
-static void h(FILE *f, const char *s)
+void report_html_escape(FILE *f, const char *s)
 {
   report_xml_text(f, s, 0);
 }
 
 /* At most max characters of s, with an ellipsis when cut. */
-static void h_cut(FILE *f, const char *s, int max)
+void report_html_escape_cut(FILE *f, const char *s, int max)
 {
   char buf[512];
   size_t used = 0;
@@ -101,12 +98,12 @@ static void h_cut(FILE *f, const char *s, int max)
     chars++;
   }
   buf[used] = '\0';
-  h(f, buf);
+  report_html_escape(f, buf);
   if (*p)
     fputs("\xe2\x80\xa6", f);
 }
 
-static int passed_status(const char *s)
+int report_html_passed(const char *s)
 {
   return strcmp(s, "passed") == 0;
 }
@@ -114,11 +111,11 @@ static int passed_status(const char *s)
 /* Statuses that are not a failure of the lane itself. */
 static int benign_status(const char *s)
 {
-  return passed_status(s) || strcmp(s, "unavailable") == 0 ||
+  return report_html_passed(s) || strcmp(s, "unavailable") == 0 ||
          strcmp(s, "unsupported") == 0 || strcmp(s, "expected_failure") == 0;
 }
 
-static const char *platform_color(const struct report *r, int i)
+const char *report_html_platform_color(const struct report *r, int i)
 {
   static const char *const palette[] = {"#0969da", "#8250df", "#bc4c00",
                                         "#1a7f37", "#bf3989", "#6e7781",
@@ -140,8 +137,8 @@ static void legend(FILE *f, const struct report *r, int whiskers)
     fprintf(f,
             "<span><span class=\"swatch\" style=\"background:%s\">"
             "</span>",
-            platform_color(r, i));
-    h(f, r->platforms[i].os);
+            report_html_platform_color(r, i));
+    report_html_escape(f, r->platforms[i].os);
     fputs("</span>", f);
   }
   if (!whiskers) {
@@ -157,307 +154,7 @@ static void legend(FILE *f, const struct report *r, int whiskers)
         f);
 }
 
-/* ---- horizontal bars, one per platform, grouped in rows ---- */
-
-struct bar {
-  const struct report_figure *fig; /* NULL or n == 0: no bar */
-  const char *note;                /* shown instead of a missing bar */
-};
-
-struct bar_row {
-  const char *label;
-  const char *detail; /* second word of the label, may be NULL */
-  struct bar bars[REPORT_MAX_PLATFORMS];
-};
-
-/* A step of 1, 2, 2.5 or 5 times a power of ten giving about five ticks
- * up to max. */
-static double nice_step(double max)
-{
-  double raw = max / 5, mag, norm;
-
-  if (!(raw > 0))
-    return 1;
-  mag = pow(10, floor(log10(raw)));
-  norm = raw / mag;
-  return mag * (norm <= 1     ? 1
-                : norm <= 2   ? 2
-                : norm <= 2.5 ? 2.5
-                : norm <= 5   ? 5
-                              : 10);
-}
-
-static void bar_chart(FILE *f, const struct report *r, const char *title,
-                      const struct bar_row *rows, int nrows,
-                      enum report_unit unit, const char *axis)
-{
-  int np = r->nplatforms;
-  int group_h = np * BAR_H + (np - 1) * BAR_GAP;
-  int height = CHART_TOP + nrows * (group_h + GROUP_GAP) + CHART_BOTTOM;
-  double top = 0, step, span, divisor = 1, x0 = LABEL_W;
-  double width = CHART_W - LABEL_W - VALUE_W;
-  const char *tick_unit = "";
-
-  for (int i = 0; i < nrows; i++)
-    for (int p = 0; p < np; p++)
-      if (rows[i].bars[p].fig && rows[i].bars[p].fig->n > 0)
-        top = fmax(top,
-                   fmax(rows[i].bars[p].fig->max, rows[i].bars[p].fig->median));
-  if (unit == REPORT_BYTES) {
-    divisor = top >= 1048576 ? 1048576 : 1024;
-    tick_unit = top >= 1048576 ? " MiB" : " KiB";
-  }
-  step = nice_step(top / divisor);
-  span = step * ceil(top / divisor / step);
-  if (!(span > 0))
-    span = step;
-
-  fprintf(f,
-          "<svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
-          "role=\"img\" aria-label=\"",
-          CHART_W, height, CHART_W, height);
-  h(f, title);
-  fputs("\"><title>", f);
-  h(f, title);
-  fputs("</title>\n", f);
-  for (double t = 0; t <= span + step / 2; t += step) {
-    double x = x0 + width * t / span;
-    fprintf(f,
-            "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
-            "y2=\"%d\"/><text class=\"axis\" x=\"%.1f\" y=\"%d\" "
-            "text-anchor=\"middle\">%g%s</text>\n",
-            x, CHART_TOP - 6, x, height - CHART_BOTTOM + 4, x, CHART_TOP - 10,
-            t, t > 0 && t + step > span + step / 2 ? tick_unit : "");
-  }
-  fprintf(f,
-          "<text class=\"axis\" x=\"%.1f\" y=\"%d\" "
-          "text-anchor=\"middle\">",
-          x0 + width / 2, height - 8);
-  h(f, axis);
-  fputs("</text>\n", f);
-  for (int i = 0; i < nrows; i++) {
-    int gy = CHART_TOP + i * (group_h + GROUP_GAP) + GROUP_GAP / 2;
-    /* A label and its detail on two lines when the group is tall enough,
-     * else on one. */
-    int two_lines = rows[i].detail && group_h >= 2 * BAR_H;
-    fprintf(f,
-            "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">"
-            "<tspan font-weight=\"600\">",
-            LABEL_W - 10, gy + group_h / 2 + (two_lines ? -2 : 4));
-    h_cut(f, rows[i].label, 22);
-    fputs("</tspan>", f);
-    if (rows[i].detail && !two_lines) {
-      fputs(" <tspan class=\"axis\">", f);
-      h_cut(f, rows[i].detail, 12);
-      fputs("</tspan>", f);
-    }
-    fputs("</text>", f);
-    if (two_lines) {
-      fprintf(f,
-              "<text class=\"axis\" x=\"%d\" y=\"%d\" "
-              "text-anchor=\"end\">",
-              LABEL_W - 10, gy + group_h / 2 + 11);
-      h_cut(f, rows[i].detail, 28);
-      fputs("</text>", f);
-    }
-    fputs("\n", f);
-    for (int p = 0; p < np; p++) {
-      const struct report_figure *fig = rows[i].bars[p].fig;
-      int y = gy + p * (BAR_H + BAR_GAP);
-      double cy = y + BAR_H / 2.0, xm, xl, xh;
-      char value[64], range[128];
-
-      if (fig == NULL || fig->n == 0) {
-        fprintf(f, "<text class=\"note\" x=\"%.1f\" y=\"%.1f\">", x0 + 6,
-                cy + 4);
-        h(f, np > 1 ? r->platforms[p].os : "");
-        fputs(np > 1 ? ": " : "", f);
-        h(f, rows[i].bars[p].note ? rows[i].bars[p].note : "not measured");
-        fputs("</text>\n", f);
-        continue;
-      }
-      xm = x0 + width * (fig->median / divisor) / span;
-      xl = x0 + width * (fig->min / divisor) / span;
-      xh = x0 + width * (fig->max / divisor) / span;
-      report_format_value(value, sizeof(value), fig->median, unit);
-      report_format_figure(range, sizeof(range), fig, unit);
-      fprintf(f,
-              "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
-              "rx=\"2\" fill=\"%s\"><title>",
-              x0, y, fmax(xm - x0, 1), BAR_H, platform_color(r, p));
-      h(f, rows[i].label);
-      fputs(rows[i].detail ? " " : "", f);
-      h(f, rows[i].detail);
-      fputs(", ", f);
-      h(f, r->platforms[p].os);
-      fprintf(f, ": %s</title></rect>", range);
-      if (fig->have_range && fig->max > fig->min)
-        fprintf(f,
-                "<line class=\"whisker\" x1=\"%.1f\" y1=\"%.1f\" "
-                "x2=\"%.1f\" y2=\"%.1f\"/><line class=\"whisker\" "
-                "x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-                "<line class=\"whisker\" x1=\"%.1f\" y1=\"%.1f\" "
-                "x2=\"%.1f\" y2=\"%.1f\"/>",
-                xl, cy, xh, cy, xl, cy - 5, xl, cy + 5, xh, cy - 5, xh, cy + 5);
-      fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", fmax(xm, xh) + 6,
-              cy + 4, value);
-    }
-  }
-  fputs("</svg>\n", f);
-}
-
-/* ---- heat map: client x server ---- */
-
-#define CELL_W 128
-#define CELL_H 58
-#define HEAT_LEFT 110
-#define HEAT_TOP 52
-
-/* Green (fast) through yellow to red (slow), t in [0, 1]. */
-static void heat_color(char *out, size_t len, double t)
-{
-  static const int stops[3][3] = {
-      {0xab, 0xe3, 0xbb}, {0xff, 0xe5, 0x8f}, {0xf7, 0xa1, 0x9a}};
-  int lo = t < 0.5 ? 0 : 1;
-  double u = t < 0.5 ? t * 2 : (t - 0.5) * 2;
-  int c[3];
-
-  for (int i = 0; i < 3; i++)
-    c[i] = (int)lround(stops[lo][i] + (stops[lo + 1][i] - stops[lo][i]) * u);
-  snprintf(out, len, "#%02x%02x%02x", c[0], c[1], c[2]);
-}
-
-static void heat_map(FILE *f, const struct report_platform *p, int pos)
-{
-  const char *const *rts = p->pair_runtimes;
-  int n = p->npair_runtimes < REPORT_MAX_MATRIX ? p->npair_runtimes
-                                                : REPORT_MAX_MATRIX;
-  double lo = 0, hi = 0;
-  int any = 0, width, height;
-
-  if (n == 0)
-    return;
-  for (int i = 0; i < p->nlanes; i++) {
-    const struct report_figure *fig = &p->lanes[i].ns_per_rt;
-    if (fig->n == 0 || !(fig->median > 0))
-      continue;
-    lo = any ? fmin(lo, fig->median) : fig->median;
-    hi = any ? fmax(hi, fig->median) : fig->median;
-    any = 1;
-  }
-  width = HEAT_LEFT + n * CELL_W + 10;
-  height = HEAT_TOP + n * CELL_H + 56;
-  fprintf(f,
-          "<svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
-          "role=\"img\" aria-label=\"client by server heat map\"><title>"
-          "median ns per round trip, client by server, ",
-          width, height, width, height);
-  h(f, p->os);
-  fprintf(f,
-          "</title>\n<text class=\"axis\" x=\"%d\" y=\"16\" "
-          "text-anchor=\"middle\">server \xe2\x86\x92</text><text "
-          "class=\"axis\" x=\"%d\" y=\"%d\" text-anchor=\"end\">client "
-          "\xe2\x86\x93</text>\n",
-          HEAT_LEFT + n * CELL_W / 2, HEAT_LEFT - 12, HEAT_TOP - 8);
-  for (int s = 0; s < n; s++) {
-    fprintf(f,
-            "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
-            "font-weight=\"600\">",
-            HEAT_LEFT + s * CELL_W + CELL_W / 2, HEAT_TOP - 10);
-    h_cut(f, rts[s], 16);
-    fputs("</text>\n", f);
-  }
-  for (int c = 0; c < n; c++) {
-    int y = HEAT_TOP + c * CELL_H;
-    fprintf(f,
-            "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" "
-            "font-weight=\"600\">",
-            HEAT_LEFT - 12, y + CELL_H / 2 + 4);
-    h_cut(f, rts[c], 14);
-    fputs("</text>\n", f);
-    for (int s = 0; s < n; s++) {
-      const struct report_lane *l = report_lane_of(p, rts[c], rts[s]);
-      int x = HEAT_LEFT + s * CELL_W, cx = x + CELL_W / 2;
-      char color[16] = "#ffffff", value[64], range[64], full[128];
-      const struct report_figure *fig = l ? &l->ns_per_rt : NULL;
-
-      if (fig && fig->n > 0 && fig->median > 0) {
-        double t =
-            hi > lo ? (log(fig->median) - log(lo)) / (log(hi) - log(lo)) : 0;
-        heat_color(color, sizeof(color), t);
-      } else if (l) {
-        snprintf(color, sizeof(color), "#eaeef2");
-      }
-      fprintf(f,
-              "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-              "rx=\"5\" fill=\"%s\" stroke=\"%s\" stroke-width=\"2\">"
-              "<title>",
-              x + 2, y + 2, CELL_W - 4, CELL_H - 4, color,
-              l ? "#ffffff" : "#d0d7de");
-      h(f, rts[c]);
-      fputs(" client, ", f);
-      h(f, rts[s]);
-      fputs(" server: ", f);
-      if (l) {
-        report_format_figure(full, sizeof(full), fig, REPORT_NS);
-        h(f, l->status);
-        fprintf(f, ", %s ns per round trip", full);
-      } else {
-        fputs("no such lane", f);
-      }
-      fputs("</title></rect>\n", f);
-      if (l == NULL)
-        continue;
-      if (fig->n > 0) {
-        report_format_value(value, sizeof(value), fig->median, REPORT_NS);
-        report_format_figure(full, sizeof(full), fig, REPORT_NS);
-        /* the bracketed part of "288.8 [280.1–300.2]" */
-        snprintf(range, sizeof(range), "%s",
-                 strchr(full, '[') ? strchr(full, '[') : "");
-        int ok = passed_status(l->status);
-        fprintf(f,
-                "<text class=\"cellv\" x=\"%d\" y=\"%d\" "
-                "text-anchor=\"middle\">%s</text>",
-                cx, y + CELL_H / 2 + (ok ? 2 : -6), value);
-        fprintf(f,
-                "<text class=\"cellr\" x=\"%d\" y=\"%d\" "
-                "text-anchor=\"middle\">%s</text>\n",
-                cx, y + CELL_H / 2 + (ok ? 17 : 8), range);
-      }
-      if (!passed_status(l->status)) {
-        fprintf(f,
-                "<text class=\"note\" x=\"%d\" y=\"%d\" "
-                "text-anchor=\"middle\">",
-                cx, fig->n > 0 ? y + CELL_H - 6 : y + CELL_H / 2 + 4);
-        h_cut(f, l->status, 18);
-        fputs("</text>\n", f);
-      }
-    }
-  }
-  if (any) {
-    int ly = HEAT_TOP + n * CELL_H + 18, lw = n * CELL_W - 4;
-    char a[64], b[64], stop[16];
-    fprintf(f, "<defs><linearGradient id=\"heat-%d\">", pos);
-    for (int i = 0; i <= 4; i++) {
-      heat_color(stop, sizeof(stop), i / 4.0);
-      fprintf(f, "<stop offset=\"%d%%\" stop-color=\"%s\"/>", i * 25, stop);
-    }
-    report_format_value(a, sizeof(a), lo, REPORT_NS);
-    report_format_value(b, sizeof(b), hi, REPORT_NS);
-    fprintf(f,
-            "</linearGradient></defs><rect x=\"%d\" y=\"%d\" "
-            "width=\"%d\" height=\"10\" rx=\"3\" "
-            "fill=\"url(#heat-%d)\"/><text class=\"axis\" x=\"%d\" "
-            "y=\"%d\">%s ns (fastest)</text><text class=\"axis\" "
-            "x=\"%d\" y=\"%d\" text-anchor=\"end\">%s ns (slowest, log "
-            "scale)</text>\n",
-            HEAT_LEFT + 2, ly, lw, pos, HEAT_LEFT + 2, ly + 24, a,
-            HEAT_LEFT + 2 + lw, ly + 24, b);
-  }
-  fputs("</svg>\n", f);
-}
-
-/* ---- tables ---- */
+/* ---- table cells, and the sections that span every platform ---- */
 
 static void figure_td(FILE *f, const struct report_figure *fig,
                       enum report_unit unit)
@@ -467,17 +164,17 @@ static void figure_td(FILE *f, const struct report_figure *fig,
   fprintf(f, "<td class=\"n\">%s</td>", buf);
 }
 
-static void status_span(FILE *f, const char *status)
+void report_html_status_span(FILE *f, const char *status)
 {
   fprintf(f, "<span class=\"%s\">",
-          passed_status(status)   ? "passed"
-          : benign_status(status) ? "muted"
-                                  : "bad");
-  h(f, status);
+          report_html_passed(status) ? "passed"
+          : benign_status(status)    ? "muted"
+                                     : "bad");
+  report_html_escape(f, status);
   fputs("</span>", f);
 }
 
-static void lane_td(FILE *f, const struct report_lane *l)
+void report_html_lane_td(FILE *f, const struct report_lane *l)
 {
   char buf[128];
 
@@ -486,8 +183,8 @@ static void lane_td(FILE *f, const struct report_lane *l)
     fputs("<span class=\"muted\">not in this evidence</span></td>", f);
     return;
   }
-  if (!passed_status(l->status)) {
-    status_span(f, l->status);
+  if (!report_html_passed(l->status)) {
+    report_html_status_span(f, l->status);
     fprintf(f, " %d/%d%s", l->passed, l->nsamples,
             l->ns_per_rt.n > 0 ? "<br>" : "");
   }
@@ -502,7 +199,8 @@ static void time_section(FILE *f, const struct report *r)
 {
   const char *const *names = r->lane_names;
   int n = r->nlane_names;
-  struct bar_row *rows = calloc(n > 0 ? (size_t)n : 1, sizeof(*rows));
+  struct report_html_bar_row *rows =
+      calloc(n > 0 ? (size_t)n : 1, sizeof(*rows));
 
   fputs("<section id=\"time\"><h2>Time per round trip</h2><p>Median "
         "nanoseconds per round trip of each lane (the same number is "
@@ -522,23 +220,24 @@ static void time_section(FILE *f, const struct report *r)
         rows[i].bars[p].note = l ? l->status : "not in this evidence";
       }
     }
-    bar_chart(f, r, "median ns per round trip by lane and platform", rows, n,
-              REPORT_NS, "ns per round trip (median, min\xe2\x80\x93max)");
+    report_html_bar_chart(f, r, "median ns per round trip by lane and platform",
+                          rows, n, REPORT_NS,
+                          "ns per round trip (median, min\xe2\x80\x93max)");
     free(rows);
   }
   fputs("</div>\n<table><tr><th>lane</th>", f);
   for (int p = 0; p < r->nplatforms; p++) {
     fputs("<th>", f);
-    h(f, r->platforms[p].os);
+    report_html_escape(f, r->platforms[p].os);
     fputs(" ns [min\xe2\x80\x93max]</th>", f);
   }
   fputs("</tr>\n", f);
   for (int i = 0; i < n; i++) {
     fputs("<tr><th>", f);
-    h(f, names[i]);
+    report_html_escape(f, names[i]);
     fputs("</th>", f);
     for (int p = 0; p < r->nplatforms; p++)
-      lane_td(f, report_find_lane(&r->platforms[p], names[i]));
+      report_html_lane_td(f, report_find_lane(&r->platforms[p], names[i]));
     fputs("</tr>\n", f);
   }
   fputs("</table></section>\n", f);
@@ -548,7 +247,7 @@ static void memory_section(FILE *f, const struct report *r)
 {
   const char *rts[REPORT_MAX_MATRIX];
   int n = 0;
-  struct bar_row rows[2 * REPORT_MAX_MATRIX];
+  struct report_html_bar_row rows[2 * REPORT_MAX_MATRIX];
 
   for (int p = 0; p < r->nplatforms; p++)
     for (int i = 0; i < r->platforms[p].nlanes; i++) {
@@ -566,7 +265,7 @@ static void memory_section(FILE *f, const struct report *r)
   memset(rows, 0, sizeof(rows));
   for (int k = 0; k < n; k++) {
     for (int side = 0; side < 2; side++) {
-      struct bar_row *row = &rows[2 * k + side];
+      struct report_html_bar_row *row = &rows[2 * k + side];
       row->label = rts[k];
       row->detail = side ? "server" : "client";
       for (int p = 0; p < r->nplatforms; p++) {
@@ -583,8 +282,8 @@ static void memory_section(FILE *f, const struct report *r)
         "to its own server.</p>\n<div class=\"card\">",
         f);
   legend(f, r, 1);
-  bar_chart(f, r, "peak RSS of same-runtime lanes", rows, 2 * n, REPORT_BYTES,
-            "peak RSS (median, min\xe2\x80\x93max)");
+  report_html_bar_chart(f, r, "peak RSS of same-runtime lanes", rows, 2 * n,
+                        REPORT_BYTES, "peak RSS (median, min\xe2\x80\x93max)");
   fputs("</div>\n<table><tr><th>platform</th><th>runtime</th><th>client "
         "peak RSS</th><th>server peak RSS</th><th>client CPU</th><th>server "
         "CPU</th></tr>\n",
@@ -596,9 +295,9 @@ static void memory_section(FILE *f, const struct report *r)
       if (l == NULL)
         continue;
       fputs("<tr><td>", f);
-      h(f, r->platforms[p].os);
+      report_html_escape(f, r->platforms[p].os);
       fputs("</td><th>", f);
-      h(f, rts[k]);
+      report_html_escape(f, rts[k]);
       fputs("</th>", f);
       figure_td(f, &l->client_rss, REPORT_BYTES);
       figure_td(f, &l->server_rss, REPORT_BYTES);
@@ -614,7 +313,7 @@ static void package_section(FILE *f, const struct report *r)
 {
   const char *rts[REPORT_MAX_MATRIX];
   int n = 0;
-  struct bar_row rows[2 * REPORT_MAX_MATRIX];
+  struct report_html_bar_row rows[2 * REPORT_MAX_MATRIX];
   struct report_figure figs[2 * REPORT_MAX_MATRIX][REPORT_MAX_PLATFORMS];
 
   for (int p = 0; p < r->nplatforms; p++)
@@ -634,7 +333,7 @@ static void package_section(FILE *f, const struct report *r)
   memset(figs, 0, sizeof(figs));
   for (int k = 0; k < n; k++) {
     for (int side = 0; side < 2; side++) {
-      struct bar_row *row = &rows[2 * k + side];
+      struct report_html_bar_row *row = &rows[2 * k + side];
       row->label = rts[k];
       row->detail = side ? "unpacked" : "packed";
       for (int p = 0; p < r->nplatforms; p++) {
@@ -658,7 +357,8 @@ static void package_section(FILE *f, const struct report *r)
         "<div class=\"card\">",
         f);
   legend(f, r, 0);
-  bar_chart(f, r, "package sizes", rows, 2 * n, REPORT_BYTES, "bytes");
+  report_html_bar_chart(f, r, "package sizes", rows, 2 * n, REPORT_BYTES,
+                        "bytes");
   fputs("</div>\n<div class=\"wide\"><table><tr><th>platform</th><th>"
         "runtime</th><th>artifact and its SHA-256</th><th>packed</th><th>"
         "unpacked</th><th>files</th><th>reproducible</th></tr>\n",
@@ -671,13 +371,13 @@ static void package_section(FILE *f, const struct report *r)
       if (!pk->present)
         continue;
       fputs("<tr><td>", f);
-      h(f, r->platforms[p].os);
+      report_html_escape(f, r->platforms[p].os);
       fputs("</td><th>", f);
-      h(f, rt->name);
+      report_html_escape(f, rt->name);
       fputs("</th>", f);
       if (!pk->measured) {
         fputs("<td colspan=\"5\" class=\"muted\">not measured: ", f);
-        h(f, pk->error ? pk->error : "no artifact");
+        report_html_escape(f, pk->error ? pk->error : "no artifact");
         fputs("</td></tr>\n", f);
         continue;
       }
@@ -685,9 +385,9 @@ static void package_section(FILE *f, const struct report *r)
       report_format_value(b, sizeof(b), (double)pk->unpacked_bytes,
                           REPORT_BYTES);
       fputs("<td class=\"nw\">", f);
-      h(f, pk->file_name);
+      report_html_escape(f, pk->file_name);
       fputs("<br><code class=\"sha\">", f);
-      h(f, pk->sha256 ? pk->sha256 : "-");
+      report_html_escape(f, pk->sha256 ? pk->sha256 : "-");
       fprintf(f,
               "</code></td><td class=\"n\">%s</td><td class=\"n\">%s"
               "</td><td class=\"n\">%d</td><td>%s</td></tr>\n",
@@ -700,315 +400,6 @@ static void package_section(FILE *f, const struct report *r)
     }
   }
   fputs("</table></div></section>\n", f);
-}
-
-static void matrix_table(FILE *f, const struct report_platform *p)
-{
-  const char *const *rts = p->pair_runtimes;
-  int n = p->npair_runtimes < REPORT_MAX_MATRIX ? p->npair_runtimes
-                                                : REPORT_MAX_MATRIX;
-
-  fputs("<table><tr><th>client \\ server</th>", f);
-  for (int s = 0; s < n; s++) {
-    fputs("<th>", f);
-    h(f, rts[s]);
-    fputs("</th>", f);
-  }
-  fputs("</tr>\n", f);
-  for (int c = 0; c < n; c++) {
-    fputs("<tr><th>", f);
-    h(f, rts[c]);
-    fputs("</th>", f);
-    for (int s = 0; s < n; s++) {
-      const struct report_lane *l = report_lane_of(p, rts[c], rts[s]);
-      if (l)
-        lane_td(f, l);
-      else
-        fputs("<td></td>", f);
-    }
-    fputs("</tr>\n", f);
-  }
-  fputs("</table>\n", f);
-}
-
-static void failures(FILE *f, const struct report_platform *p)
-{
-  int header = 0;
-
-  for (int i = 0; i < p->nlanes; i++) {
-    const struct report_lane *l = &p->lanes[i];
-    const char *why = l->error_reason ? l->error_reason : l->unavailable_reason;
-    int bad = why != NULL;
-    for (int s = 0; s < l->nsamples; s++)
-      bad |= !passed_status(l->samples[s].status) || l->samples[s].retried;
-    if (!bad)
-      continue;
-    if (!header++)
-      fputs("<h3>Failures and lanes not run</h3><ul class=\"fails\">\n", f);
-    fputs("<li><b>", f);
-    h(f, l->name);
-    fputs("</b>: ", f);
-    status_span(f, l->status);
-    if (why) {
-      fputs(": ", f);
-      h(f, why);
-    }
-    for (int s = 0; s < l->nsamples; s++) {
-      const struct report_sample *sm = &l->samples[s];
-      if (passed_status(sm->status) && sm->retried) {
-        fprintf(f,
-                "<br>round %d: passed on a retry; the first attempt "
-                "failed",
-                sm->round);
-        if (sm->first_stage) {
-          fputs(" at ", f);
-          h(f, sm->first_stage);
-        }
-        if (sm->first_reason) {
-          fputs(": <b>", f);
-          h(f, sm->first_reason);
-          fputs("</b>", f);
-        }
-        if (sm->first_message) {
-          fputs(": ", f);
-          h(f, sm->first_message);
-        }
-        continue;
-      }
-      if (passed_status(sm->status))
-        continue;
-      fprintf(f, "<br>round %d: ", sm->round);
-      h(f, sm->status);
-      if (sm->stage) {
-        fputs(" at ", f);
-        h(f, sm->stage);
-      }
-      if (sm->reason) {
-        fputs(": <b>", f);
-        h(f, sm->reason);
-        fputs("</b>", f);
-      }
-      if (sm->message) {
-        fputs(": ", f);
-        h(f, sm->message);
-      }
-      if (sm->reproduce) {
-        fputs("<pre>", f);
-        report_xml_text(f, sm->reproduce, 1);
-        fputs("</pre>", f);
-      }
-      if (sm->server_stderr || sm->client_stderr) {
-        fputs("<details><summary>stderr</summary>", f);
-        if (sm->server_stderr) {
-          fputs("<div class=\"muted\">server</div><pre>", f);
-          report_xml_text(f, sm->server_stderr, 1);
-          fputs("</pre>", f);
-        }
-        if (sm->client_stderr) {
-          fputs("<div class=\"muted\">client</div><pre>", f);
-          report_xml_text(f, sm->client_stderr, 1);
-          fputs("</pre>", f);
-        }
-        fputs("</details>", f);
-      }
-    }
-    fputs("</li>\n", f);
-  }
-  if (header)
-    fputs("</ul>\n", f);
-}
-
-static void row(FILE *f, const char *key, const char *value)
-{
-  if (value == NULL)
-    return;
-  fprintf(f, "<tr><th>%s</th><td>", key);
-  h(f, value);
-  fputs("</td></tr>\n", f);
-}
-
-static void machine_table(FILE *f, const struct report_platform *p)
-{
-  char buf[512];
-
-  fputs("<div><h3>Machine</h3><table>\n", f);
-  row(f, "system", p->os);
-  row(f, "arch", p->machine.arch);
-  row(f, "kernel", p->machine.kernel);
-  row(f, "CPU", p->machine.cpu_model);
-  if (p->machine.logical_cpus > 0) {
-    snprintf(buf, sizeof(buf), "%d", p->machine.logical_cpus);
-    row(f, "logical CPUs", buf);
-  }
-  if (p->machine.memory_bytes >= 0) {
-    report_format_value(buf, sizeof(buf), (double)p->machine.memory_bytes,
-                        REPORT_BYTES);
-    row(f, "memory", buf);
-  }
-  snprintf(buf, sizeof(buf), "%s%s%s", p->mode,
-           p->performance_claims ? "" : " (smoke check)",
-           p->official ? ", official" : "");
-  row(f, "mode", buf);
-  if (p->workload.round_trips >= 0) {
-    snprintf(buf, sizeof(buf),
-             "%d sample%s per lane, %lld + %lld round "
-             "trips, %lld-byte payloads, %lld in flight",
-             p->workload.samples_per_lane,
-             p->workload.samples_per_lane == 1 ? "" : "s",
-             (long long)p->workload.warmup_round_trips,
-             (long long)p->workload.round_trips,
-             (long long)p->workload.payload_bytes,
-             (long long)p->workload.max_in_flight);
-    row(f, "workload", buf);
-  }
-  row(f, "started", p->started_at);
-  row(f, "commit", p->provenance.commit);
-  row(f, "branch", p->provenance.branch);
-  if (p->provenance.ci_provider) {
-    snprintf(buf, sizeof(buf), "%s%s%s%s%s", p->provenance.ci_provider,
-             p->provenance.ci_workflow ? ", " : "",
-             p->provenance.ci_workflow ? p->provenance.ci_workflow : "",
-             p->provenance.ci_run_id ? ", run " : "",
-             p->provenance.ci_run_id ? p->provenance.ci_run_id : "");
-    row(f, "CI", buf);
-  }
-  if (p->shard_count > 0) {
-    snprintf(buf, sizeof(buf), "%d of %d", p->shard_index, p->shard_count);
-    row(f, "shard", buf);
-  }
-  if (!p->complete)
-    row(f, "incomplete",
-        p->incomplete_reason ? p->incomplete_reason : "interrupted");
-  fputs("</table></div>\n", f);
-  if (p->nruntimes == 0)
-    return;
-  fputs("<div><h3>Toolchains</h3><table><tr><th>runtime</th><th>toolchain"
-        "</th><th>status</th></tr>\n",
-        f);
-  for (int i = 0; i < p->nruntimes; i++) {
-    const struct report_runtime *rt = &p->runtimes[i];
-    fputs("<tr><th>", f);
-    h(f, rt->name);
-    fputs("</th><td>", f);
-    h(f, rt->toolchain_version ? rt->toolchain_version : "-");
-    fputs("</td><td>", f);
-    if (rt->status) {
-      fprintf(f, "<span class=\"%s\">",
-              strcmp(rt->status, "available") == 0 ? "passed" : "bad");
-      h(f, rt->status);
-      fputs("</span>", f);
-    }
-    if (rt->reason) {
-      fputs(": ", f);
-      h(f, rt->reason);
-    }
-    fputs("</td></tr>\n", f);
-  }
-  fputs("</table></div>\n", f);
-}
-
-static void cleanliness(FILE *f, const struct report_platform *p)
-{
-  const struct report_cleanliness *c = &p->cleanliness;
-  int dirty;
-
-  if (!c->present)
-    return;
-  dirty = c->processes_left || c->sockets_left || c->forced_terminations ||
-          c->temp_entries_left;
-  fprintf(f,
-          "<h3>Cleanliness</h3><table><tr><th>pairs started</th><th>"
-          "natural exits</th><th>processes left</th><th>sockets left"
-          "</th><th>forced terminations</th><th>temp entries left</th>"
-          "</tr><tr><td class=\"n\">%d</td><td class=\"n\">%d</td><td "
-          "class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%d"
-          "</td><td class=\"n\">%d</td></tr></table><p class=\"%s\">%s"
-          "</p>\n",
-          c->pairs_started, c->natural_exits, c->processes_left,
-          c->sockets_left, c->forced_terminations, c->temp_entries_left,
-          dirty ? "bad" : "muted",
-          dirty ? "Not clean: every count but the first two must be 0."
-                : "Clean: nothing left behind.");
-}
-
-static void comparisons(FILE *f, const struct report_platform *p)
-{
-  int unstable = 0;
-
-  if (!p->performance_claims)
-    return;
-  for (int i = 0; i < p->nlanes; i++) {
-    const struct report_lane *l = &p->lanes[i];
-    if (l->stable != 0)
-      continue;
-    if (!unstable++)
-      fputs("<h3>Stability</h3><p>Lanes whose samples disagree; compare "
-            "them with care.</p><ul>\n",
-            f);
-    fputs("<li><b>", f);
-    h(f, l->name);
-    fputs("</b>: ", f);
-    h(f, l->unstable_reasons ? l->unstable_reasons : "not stable");
-    fputs("</li>\n", f);
-  }
-  if (unstable)
-    fputs("</ul>\n", f);
-  if (p->ncomparisons == 0)
-    return;
-  fputs("<h3>Comparisons</h3><p>Ratio of medians; exact two-sided "
-        "Mann-Whitney U at 0.05; within 5% is a tie; ~ is not "
-        "significant.</p><table><tr><th>lane</th><th>against</th><th>ratio "
-        "of medians</th><th>U</th><th>p</th><th>verdict</th></tr>\n",
-        f);
-  for (int i = 0; i < p->ncomparisons; i++) {
-    const struct report_comparison *c = &p->comparisons[i];
-    fputs("<tr><th>", f);
-    h(f, c->lane);
-    fputs("</th><td>", f);
-    h(f, c->reference);
-    fprintf(f, "</td><td class=\"n\">%.2f\xc3\x97</td><td class=\"n\">",
-            c->ratio);
-    if (c->u >= 0)
-      fprintf(f, "%g", c->u);
-    fputs("</td><td class=\"n\">", f);
-    if (c->p >= 0)
-      fprintf(f, "%.3f", c->p);
-    fputs("</td><td>", f);
-    h(f, c->verdict);
-    fputs("</td></tr>\n", f);
-  }
-  fputs("</table>\n", f);
-}
-
-static void platform_section(FILE *f, const struct report *r, int i)
-{
-  const struct report_platform *p = &r->platforms[i];
-
-  fprintf(f,
-          "<section id=\"p%d\"><h2><span class=\"swatch\" "
-          "style=\"background:%s\"></span>",
-          i, platform_color(r, i));
-  h(f, p->os);
-  if (p->machine.arch) {
-    fputs(" <span class=\"muted\">", f);
-    h(f, p->machine.arch);
-    fputs("</span>", f);
-  }
-  fputs("</h2>\n", f);
-  failures(f, p);
-  fputs("<h3>Client \xc3\x97 server</h3><p>Median ns per round trip of each "
-        "client (rows) against each server (columns), with "
-        "[min\xe2\x80\x93max]; green is fastest on this platform, red "
-        "slowest.</p><div class=\"two\"><div class=\"card heat\">",
-        f);
-  heat_map(f, p, i);
-  fputs("</div>\n<div class=\"side\">", f);
-  machine_table(f, p);
-  fputs("</div></div>\n", f);
-  matrix_table(f, p);
-  cleanliness(f, p);
-  comparisons(f, p);
-  fputs("</section>\n", f);
 }
 
 static int has_memory(const struct report *r)
@@ -1036,20 +427,20 @@ static void header(FILE *f, const struct report *r)
 
   fputs("<header><h1>crossrun report</h1><p class=\"meta\">", f);
   fputs("mode <b>", f);
-  h(f, r->mode);
+  report_html_escape(f, r->mode);
   fputs("</b> \xc2\xb7 ", f);
   fputs(r->official ? "<b>official record</b>" : "not an official record", f);
   if (r->commit) {
     fputs(" \xc2\xb7 commit <code>", f);
-    h(f, r->commit);
+    report_html_escape(f, r->commit);
     fputs("</code>", f);
   }
   if (r->tool_version) {
     fputs(" \xc2\xb7 crossrun ", f);
-    h(f, r->tool_version);
+    report_html_escape(f, r->tool_version);
   }
   fputs(" \xc2\xb7 from <code>", f);
-  h(f, r->source);
+  report_html_escape(f, r->source);
   fputs("</code></p>\n", f);
   if (!r->performance_claims)
     fputs("<div class=\"banner\" role=\"note\"><strong>Smoke check: no "
@@ -1081,7 +472,7 @@ static void header(FILE *f, const struct report *r)
     fputs("<a href=\"#packages\">packages</a>", f);
   for (int p = 0; p < r->nplatforms; p++) {
     fprintf(f, "<a href=\"#p%d\">", p);
-    h(f, r->platforms[p].os);
+    report_html_escape(f, r->platforms[p].os);
     fputs("</a>", f);
   }
   fputs("</nav></header>\n", f);
@@ -1095,14 +486,14 @@ int report_html(const struct report *r, FILE *f)
         "default-src 'none'; style-src 'unsafe-inline'\"><title>crossrun "
         "report: ",
         f);
-  h(f, r->mode);
+  report_html_escape(f, r->mode);
   fprintf(f, "</title><style>%s</style></head>\n<body><main>\n", css);
   header(f, r);
   time_section(f, r);
   memory_section(f, r);
   package_section(f, r);
   for (int i = 0; i < r->nplatforms; i++)
-    platform_section(f, r, i);
+    report_html_platform_section(f, r, i);
   fputs("<footer>Made by <code>crossrun report</code> from the evidence "
         "file alone. Figures are medians over the passed samples with "
         "[min\xe2\x80\x93max].</footer>\n</main></body></html>\n",
