@@ -58,8 +58,7 @@ void validate_errors_move(struct validate_errors *to,
 }
 
 /* snprintf that marks a cut message with "..." at its end. */
-static void validate_format_cut(char *out, size_t outlen, const char *fmt,
-                                va_list ap)
+static void format_cut(char *out, size_t outlen, const char *fmt, va_list ap)
 {
   int n = vsnprintf(out, outlen, fmt, ap);
   if (n >= 0 && (size_t)n >= outlen && outlen > 4)
@@ -71,7 +70,7 @@ void validate_errors_addf(struct validate_errors *e, const char *fmt, ...)
   char msg[VALIDATE_MESSAGE_MAX];
   va_list ap;
   va_start(ap, fmt);
-  validate_format_cut(msg, sizeof(msg), fmt, ap);
+  format_cut(msg, sizeof(msg), fmt, ap);
   va_end(ap);
   validate_errors_add(e, msg);
 }
@@ -134,7 +133,7 @@ void validate_ctx_report(struct validate_ctx *c, const char *fmt, ...)
   va_list ap;
 
   va_start(ap, fmt);
-  validate_format_cut(problem, sizeof(problem), fmt, ap);
+  format_cut(problem, sizeof(problem), fmt, ap);
   va_end(ap);
   validate_errors_addf(c->out, "%sat %s: %s", c->in_schema ? "schema: " : "",
                        c->ptrlen ? c->ptr : "(root)", problem);
@@ -147,7 +146,7 @@ void validate_ctx_abort(struct validate_ctx *c, const char *fmt, ...)
   va_list ap;
 
   va_start(ap, fmt);
-  validate_format_cut(problem, sizeof(problem), fmt, ap);
+  format_cut(problem, sizeof(problem), fmt, ap);
   va_end(ap);
   validate_errors_addf(c->out, "schema: %s (at %s)", problem,
                        c->ptrlen ? c->ptr : "(root)");
