@@ -83,17 +83,19 @@ int compare_mann_whitney(const double *a, int na, const double *b, int nb,
   return 0;
 }
 
-int compare_lanes(const struct evidence_lane *lane,
-                  const struct evidence_lane *ref, struct compare_result *r)
+int compare_times(const double *a_in, int na, const double *b_in, int nb,
+                  struct compare_result *r)
 {
   double a[COMPARE_MAX_SAMPLES], b[COMPARE_MAX_SAMPLES];
   struct stats_figure fa, fb;
-  int na = lane_times(lane, a, COMPARE_MAX_SAMPLES);
-  int nb = lane_times(ref, b, COMPARE_MAX_SAMPLES);
 
   memset(r, 0, sizeof(*r));
-  if (na == 0 || nb == 0 || compare_mann_whitney(a, na, b, nb, &r->u,
-                                                 &r->p) != 0)
+  if (na < 1 || nb < 1 || na > COMPARE_MAX_SAMPLES ||
+      nb > COMPARE_MAX_SAMPLES)
+    return -1;
+  memcpy(a, a_in, (size_t)na * sizeof(double));
+  memcpy(b, b_in, (size_t)nb * sizeof(double));
+  if (compare_mann_whitney(a, na, b, nb, &r->u, &r->p) != 0)
     return -1;
   stats_figure_of(a, na, &fa);
   stats_figure_of(b, nb, &fb);
@@ -107,6 +109,16 @@ int compare_lanes(const struct evidence_lane *lane,
   else
     r->verdict = "~";
   return 0;
+}
+
+int compare_lanes(const struct evidence_lane *lane,
+                  const struct evidence_lane *ref, struct compare_result *r)
+{
+  double a[COMPARE_MAX_SAMPLES], b[COMPARE_MAX_SAMPLES];
+  int na = lane_times(lane, a, COMPARE_MAX_SAMPLES);
+  int nb = lane_times(ref, b, COMPARE_MAX_SAMPLES);
+
+  return compare_times(a, na, b, nb, r);
 }
 
 int compare_stable(const struct evidence_lane *lane, char *why,

@@ -25,6 +25,13 @@ struct compare_result {
   const char *verdict; /* "tie", "faster", "slower", "~" */
 };
 
+/* Compares two sets of times (ns per round trip; not modified): the ratio
+ * of their medians (a over b), the exact Mann-Whitney U and p, and the
+ * verdict. Returns 0, or -1 when a side is empty or too long or b's
+ * median is 0. */
+int compare_times(const double *a, int na, const double *b, int nb,
+                  struct compare_result *r);
+
 /* Compares the passed samples' ns per round trip of lane against ref.
  * Returns 0, or -1 when either has no timed sample or ref's median is 0. */
 int compare_lanes(const struct evidence_lane *lane,

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "evidence/compare.h"
 #include "evidence/merge_input.h"
 
 /* ---- the merged document ---- */
@@ -21,8 +22,8 @@ static void put(json_object *o, const char *key, json_object *v)
   json_object_object_add(o, key, v);
 }
 
-/* Members of each shard's key object, the first shard's first. NULL when
- * no shard has an object there (comparisons of a smoke run). */
+/* Members of each shard's key object (runtimes), the first shard's first.
+ * NULL when no shard has an object there. */
 static json_object *join_union(struct merge_input *const *g, int n,
                                const char *key)
 {
@@ -90,6 +91,93 @@ static json_object *join_cleanliness(struct merge_input *const *g, int n)
   return out;
 }
 
+/* The passed samples' ns per round trip of a lane object. */
+static int lane_times(json_object *lane, double *out, int max)
+{
+  json_object *samples = merge_member(lane, "samples");
+  int n = 0;
+
+  if (!json_object_is_type(samples, json_type_array))
+    return 0;
+  for (size_t i = 0; i < json_object_array_length(samples) && n < max; i++) {
+    json_object *s = json_object_array_get_idx(samples, i);
+    json_object *st = merge_member(s, "status");
+    json_object *t = merge_member(s, "ns_per_round_trip");
+    if (json_object_is_type(st, json_type_string) &&
+        strcmp(json_object_get_string(st), "passed") == 0 &&
+        (json_object_is_type(t, json_type_double) ||
+         json_object_is_type(t, json_type_int)))
+      out[n++] = json_object_get_double(t);
+  }
+  return n;
+}
+
+static void add_comparison(json_object *all, const char *name, json_object *a,
+                           const char *ref_name, json_object *b)
+{
+  double ta[COMPARE_MAX_SAMPLES], tb[COMPARE_MAX_SAMPLES];
+  int na = lane_times(a, ta, COMPARE_MAX_SAMPLES);
+  int nb = lane_times(b, tb, COMPARE_MAX_SAMPLES);
+  struct compare_result r;
+  json_object *o;
+  char key[300];
+
+  if (compare_times(ta, na, tb, nb, &r) != 0)
+    return;
+  snprintf(key, sizeof(key), "%s vs %s", name, ref_name);
+  o = json_object_new_object();
+  put(o, "lane", json_object_new_string(name));
+  put(o, "reference", json_object_new_string(ref_name));
+  put(o, "ratio_of_medians", json_object_new_double(r.ratio));
+  put(o, "mann_whitney_u", json_object_new_double(r.u));
+  put(o, "p_value_exact", json_object_new_double(r.p));
+  put(o, "verdict", json_object_new_string(r.verdict));
+  put(all, key, o);
+}
+
+static int same_runtime(json_object *lane)
+{
+  json_object *c = merge_member(lane, "client_runtime");
+  json_object *s = merge_member(lane, "server_runtime");
+  return json_object_is_type(c, json_type_string) &&
+         json_object_is_type(s, json_type_string) &&
+         strcmp(json_object_get_string(c), json_object_get_string(s)) == 0;
+}
+
+/* The comparisons of a whole run, from its joined lanes: a shard compares
+ * only the lanes it holds, so its own comparisons are not enough. The same
+ * pairs as evidence.c writes: each lane against c-c, and the same-runtime
+ * lanes against each other. */
+static json_object *join_comparisons(json_object *lanes)
+{
+  json_object *all = json_object_new_object();
+  json_object *ref = merge_member(lanes, EVIDENCE_REFERENCE_LANE);
+
+  json_object_object_foreach(lanes, name, lane)
+  {
+    if (ref != NULL && lane != ref)
+      add_comparison(all, name, lane, EVIDENCE_REFERENCE_LANE, ref);
+  }
+  {
+    struct json_object_iterator i = json_object_iter_begin(lanes);
+    struct json_object_iterator end = json_object_iter_end(lanes);
+    for (; !json_object_iter_equal(&i, &end); json_object_iter_next(&i)) {
+      json_object *a = json_object_iter_peek_value(&i);
+      struct json_object_iterator j = i;
+      if (!same_runtime(a) || a == ref)
+        continue;
+      for (json_object_iter_next(&j); !json_object_iter_equal(&j, &end);
+           json_object_iter_next(&j)) {
+        json_object *b = json_object_iter_peek_value(&j);
+        if (same_runtime(b) && b != ref)
+          add_comparison(all, json_object_iter_peek_name(&j), b,
+                         json_object_iter_peek_name(&i), a);
+      }
+    }
+  }
+  return all;
+}
+
 /* One OS's document from its whole run or its shards (sorted by index). */
 static json_object *join_platform(struct merge_input *const *g, int n)
 {
@@ -110,7 +198,12 @@ static json_object *join_platform(struct merge_input *const *g, int n)
       continue;
     if (strcmp(key, "lanes") == 0)
       put(out, key, join_lanes(g, n));
-    else if (strcmp(key, "runtimes") == 0 || strcmp(key, "comparisons") == 0)
+    else if (strcmp(key, "comparisons") == 0)
+      put(out, key, json_object_is_type(val, json_type_object) &&
+                            merge_member(out, "lanes") != NULL
+                        ? join_comparisons(merge_member(out, "lanes"))
+                        : json_object_get(val));
+    else if (strcmp(key, "runtimes") == 0)
       put(out, key, join_union(g, n, key));
     else if (strcmp(key, "cleanliness") == 0)
       put(out, key, join_cleanliness(g, n));
