@@ -14,6 +14,7 @@
 #include "evidence/merge.h"
 #include "evidence/sha256.h"
 #include "runner/commands.h"
+#include "tests/lib_json.h"
 #include "tests/tap.h"
 
 #define COMMIT "0123456789abcdef0123456789abcdef01234567"
@@ -38,20 +39,6 @@ static void in_dir(char *out, size_t outlen, const char *name)
   snprintf(out, outlen, "%s/%s", dir, name);
 }
 
-static json_object *path(json_object *o, const char *dotted)
-{
-  char buf[256], *save = NULL;
-  snprintf(buf, sizeof(buf), "%s", dotted);
-  for (char *k = strtok_r(buf, ".", &save); k && o;
-       k = strtok_r(NULL, ".", &save)) {
-    if (json_object_is_type(o, json_type_array))
-      o = json_object_array_get_idx(o, (size_t)atoi(k));
-    else if (!json_object_object_get_ex(o, k, &o))
-      return NULL;
-  }
-  return o;
-}
-
 /* A member whose name has dots (a file name). */
 static json_object *get(json_object *o, const char *key)
 {
@@ -61,7 +48,7 @@ static json_object *get(json_object *o, const char *key)
 
 static const char *path_str(json_object *o, const char *dotted)
 {
-  json_object *v = path(o, dotted);
+  json_object *v = json_at(o, dotted);
   return json_object_is_type(v, json_type_string) ? json_object_get_string(v)
                                                   : "";
 }
@@ -75,7 +62,7 @@ static void set(json_object *doc, const char *dotted, json_object *v)
 
   if (dot != NULL) {
     snprintf(parent, sizeof(parent), "%.*s", (int)(dot - dotted), dotted);
-    p = path(doc, parent);
+    p = json_at(doc, parent);
   }
   if (json_object_is_type(p, json_type_array))
     json_object_array_put_idx(p, (size_t)atoi(dot + 1), v);
@@ -177,11 +164,11 @@ static json_object *shard_of(json_object *doc, int index, int count)
   json_object *d = copy(doc), *lanes = json_object_new_object(), *shard;
   int i = 0, samples = 0;
 
-  json_object_object_foreach(path(doc, "lanes"), name, lane)
+  json_object_object_foreach(json_at(doc, "lanes"), name, lane)
   {
     if (i++ % count == index - 1) {
       json_object_object_add(lanes, name, json_object_get(lane));
-      samples += (int)json_object_array_length(path(lane, "samples"));
+      samples += (int)json_object_array_length(json_at(lane, "samples"));
     }
   }
   set(d, "lanes", lanes);
@@ -271,16 +258,16 @@ static void test_three_oses(void)
     merge_problems_release(&p);
     return;
   }
-  TAP_OK(json_object_get_int(path(m, "schema_version")) == 1 &&
+  TAP_OK(json_object_get_int(json_at(m, "schema_version")) == 1 &&
              strcmp(path_str(m, "tool.name"), "crossrun") == 0 &&
              strcmp(path_str(m, "tool.version"),
                     path_str(base, "tool.version")) == 0 &&
              strcmp(path_str(m, "mode"), "merged") == 0 &&
-             json_object_get_boolean(path(m, "performance_claims")) &&
-             json_object_get_boolean(path(m, "official")) &&
+             json_object_get_boolean(json_at(m, "performance_claims")) &&
+             json_object_get_boolean(json_at(m, "official")) &&
              strcmp(path_str(m, "commit"), COMMIT) == 0,
          "merged: schema_version, tool, mode, claims, official, commit");
-  inputs = path(m, "inputs");
+  inputs = json_at(m, "inputs");
   TAP_OK(json_object_object_length(inputs) == 3, "merged: three inputs");
   for (int os = 0; os < 3; os++) {
     json_object *in = get(inputs, good[os]);
@@ -290,25 +277,25 @@ static void test_three_oses(void)
                strcmp(path_str(in, "os"), oses[os]) == 0 &&
                strcmp(path_str(in, "arch"), arches[os]) == 0 &&
                json_object_object_get_ex(in, "shard", NULL) &&
-               path(in, "shard") == NULL,
+               json_at(in, "shard") == NULL,
            "input '%s': its name, the SHA-256 of its bytes, os, arch, no "
            "shard",
            good[os]);
   }
-  TAP_OK(json_object_object_length(path(m, "platforms")) == 3,
+  TAP_OK(json_object_object_length(json_at(m, "platforms")) == 3,
          "merged: three platforms");
   for (int os = 0; os < 3; os++) {
-    json_object *pl = path(path(m, "platforms"), oses[os]);
+    json_object *pl = json_at(json_at(m, "platforms"), oses[os]);
     json_object *want = craft(os);
     ok = pl != NULL && !json_object_object_get_ex(pl, "shard", NULL) &&
          strcmp(path_str(pl, "machine.os"), oses[os]) == 0 &&
-         json_object_equal(path(pl, "lanes"), path(want, "lanes")) &&
-         json_object_equal(path(pl, "runtimes"), path(want, "runtimes")) &&
-         json_object_equal(path(pl, "cleanliness"), path(want, "cleanliness"));
-    json_object_object_foreach(path(pl, "lanes"), name, lane)
+         json_object_equal(json_at(pl, "lanes"), json_at(want, "lanes")) &&
+         json_object_equal(json_at(pl, "runtimes"), json_at(want, "runtimes")) &&
+         json_object_equal(json_at(pl, "cleanliness"), json_at(want, "cleanliness"));
+    json_object_object_foreach(json_at(pl, "lanes"), name, lane)
     {
       (void)name;
-      samples += (int)json_object_array_length(path(lane, "samples"));
+      samples += (int)json_object_array_length(json_at(lane, "samples"));
     }
     TAP_OK(ok,
            "platform %s: the record without its shard field, every "
@@ -318,22 +305,22 @@ static void test_three_oses(void)
   }
   {
     int base_samples = 0;
-    json_object_object_foreach(path(base, "lanes"), name, lane)
+    json_object_object_foreach(json_at(base, "lanes"), name, lane)
     {
       (void)name;
-      base_samples += (int)json_object_array_length(path(lane, "samples"));
+      base_samples += (int)json_object_array_length(json_at(lane, "samples"));
     }
     TAP_OK(samples == 3 * base_samples && samples > 0,
            "every raw sample kept: %d = 3 x %d", samples, base_samples);
   }
-  ok = json_object_object_length(path(m, "toolchain_versions")) ==
-       json_object_object_length(path(base, "runtimes"));
-  json_object_object_foreach(path(base, "runtimes"), rt, rv)
+  ok = json_object_object_length(json_at(m, "toolchain_versions")) ==
+       json_object_object_length(json_at(base, "runtimes"));
+  json_object_object_foreach(json_at(base, "runtimes"), rt, rv)
   {
-    json_object *tv = path(path(m, "toolchain_versions"), rt);
+    json_object *tv = json_at(json_at(m, "toolchain_versions"), rt);
     for (int os = 0; os < 3; os++)
       ok &=
-          json_object_equal(path(tv, oses[os]), path(rv, "toolchain_version"));
+          json_object_equal(json_at(tv, oses[os]), json_at(rv, "toolchain_version"));
   }
   TAP_OK(ok, "toolchain_versions: every runtime's version on every OS");
 
@@ -385,28 +372,28 @@ static void test_shards(void)
     goto out;
   }
   TAP_OK(merge(&reversed, &m2, &p) == 0 &&
-             json_object_equal(path(m, "platforms"), path(m2, "platforms")),
+             json_object_equal(json_at(m, "platforms"), json_at(m2, "platforms")),
          "the same document whatever the order of the files");
-  linux_doc = path(m, "platforms.linux");
-  lanes = path(linux_doc, "lanes");
-  s1 = get(path(m, "inputs"), "linux-shard-1-of-2.json");
-  s2 = get(path(m, "inputs"), "linux-shard-2-of-2.json");
+  linux_doc = json_at(m, "platforms.linux");
+  lanes = json_at(linux_doc, "lanes");
+  s1 = get(json_at(m, "inputs"), "linux-shard-1-of-2.json");
+  s2 = get(json_at(m, "inputs"), "linux-shard-2-of-2.json");
   TAP_OK(strlen(path_str(s1, "sha256")) == 64 &&
-             json_object_get_int(path(s1, "shard.index")) == 1 &&
-             json_object_get_int(path(s2, "shard.index")) == 2 &&
-             json_object_get_int(path(s2, "shard.count")) == 2 &&
+             json_object_get_int(json_at(s1, "shard.index")) == 1 &&
+             json_object_get_int(json_at(s2, "shard.index")) == 2 &&
+             json_object_get_int(json_at(s2, "shard.count")) == 2 &&
              strcmp(path_str(s2, "os"), "linux") == 0 &&
-             json_object_object_length(path(m, "inputs")) == 4,
+             json_object_object_length(json_at(m, "inputs")) == 4,
          "inputs: both shards, with index and count");
   TAP_OK(linux_doc != NULL &&
              !json_object_object_get_ex(linux_doc, "shard", NULL) &&
-             json_object_equal(lanes, path(want, "lanes")),
+             json_object_equal(lanes, json_at(want, "lanes")),
          "linux: one document, no shard field, every lane and sample");
   ok = json_object_object_length(lanes) == nlanes;
   a = json_object_iter_begin(lanes);
   ae = json_object_iter_end(lanes);
-  b = json_object_iter_begin(path(want, "lanes"));
-  be = json_object_iter_end(path(want, "lanes"));
+  b = json_object_iter_begin(json_at(want, "lanes"));
+  be = json_object_iter_end(json_at(want, "lanes"));
   while (ok && !json_object_iter_equal(&a, &ae) &&
          !json_object_iter_equal(&b, &be)) {
     ok = strcmp(json_object_iter_peek_name(&a),
@@ -418,7 +405,7 @@ static void test_shards(void)
   if (json_object_object_get_ex(lanes, "c-c", NULL)) {
     /* c-c sits in one shard; the joined document compares every lane
      * with it all the same. */
-    json_object *cmp = path(linux_doc, "comparisons");
+    json_object *cmp = json_at(linux_doc, "comparisons");
     int all = json_object_is_type(cmp, json_type_object);
     json_object_object_foreach(lanes, lname, lane_v)
     {
@@ -433,12 +420,12 @@ static void test_shards(void)
   json_object_object_foreach(lanes, name, lane)
   {
     (void)name;
-    samples += (int)json_object_array_length(path(lane, "samples"));
+    samples += (int)json_object_array_length(json_at(lane, "samples"));
   }
-  TAP_OK(json_object_get_int(path(linux_doc, "cleanliness.pairs_started")) ==
+  TAP_OK(json_object_get_int(json_at(linux_doc, "cleanliness.pairs_started")) ==
                  samples &&
-             json_object_equal(path(linux_doc, "runtimes"),
-                               path(want, "runtimes")),
+             json_object_equal(json_at(linux_doc, "runtimes"),
+                               json_at(want, "runtimes")),
          "linux: cleanliness summed over the shards (%d pairs), runtimes "
          "united",
          samples);
@@ -486,10 +473,10 @@ static void sample_failed(struct files *f)
   char p[256];
   json_object *d = craft(0), *failure = json_object_new_object();
   snprintf(p, sizeof(p), "lanes.%s.samples.0", lane0);
-  set(path(d, p), "status", json_object_new_string("failed"));
+  set(json_at(d, p), "status", json_object_new_string("failed"));
   set(failure, "stage", json_object_new_string("client"));
   set(failure, "reason", json_object_new_string("protocol_violation"));
-  set(path(d, p), "failure", failure);
+  set(json_at(d, p), "failure", failure);
   save(d, "linux-sample-failed.json");
   with_good(f, "linux-sample-failed.json", 0);
 }
@@ -546,7 +533,7 @@ static void too_deep(struct files *f)
 static void lanes_as_list(struct files *f)
 {
   json_object *d = craft(2), *list = json_object_new_array();
-  json_object_object_foreach(path(d, "lanes"), name, lane)
+  json_object_object_foreach(json_at(d, "lanes"), name, lane)
   {
     (void)name;
     json_object_array_add(list, json_object_get(lane));
@@ -600,7 +587,7 @@ static void shard_overlap(struct files *f)
   char p[256];
   json_object *d = craft(0), *s2 = shard_of(d, 2, 2);
   snprintf(p, sizeof(p), "lanes.%s", lane0);
-  json_object_object_add(path(s2, "lanes"), lane0, json_object_get(path(d, p)));
+  json_object_object_add(json_at(s2, "lanes"), lane0, json_object_get(json_at(d, p)));
   save(shard_of(d, 1, 2), "linux-overlap-1-of-2.json");
   save(s2, "linux-overlap-2-of-2.json");
   json_object_put(d);
@@ -685,7 +672,7 @@ static void workload_differs(struct files *f)
 static void matrix_differs(struct files *f)
 {
   json_object *d = craft(2);
-  json_object_object_add(path(d, "provenance.matrix_sha256"), "extra.yaml",
+  json_object_object_add(json_at(d, "provenance.matrix_sha256"), "extra.yaml",
                          json_object_new_string(MATRIX_SHA));
   save(d, "windows-matrix.json");
   with_good(f, "windows-matrix.json", 2);
@@ -694,7 +681,7 @@ static void matrix_differs(struct files *f)
 static void lane_missing(struct files *f)
 {
   json_object *d = craft(2);
-  json_object_object_del(path(d, "lanes"), lane0);
+  json_object_object_del(json_at(d, "lanes"), lane0);
   save(d, "windows-lane-missing.json");
   with_good(f, "windows-lane-missing.json", 2);
 }
@@ -848,8 +835,8 @@ static void test_allowed(void)
   rehearsal(&f);
   f.o.allow_rehearsal = 1;
   if (TAP_OK(merge(&f, &m, &p) == 0 &&
-                 !json_object_get_boolean(path(m, "official")) &&
-                 !json_object_get_boolean(path(m, "platforms.macos.official")),
+                 !json_object_get_boolean(json_at(m, "official")) &&
+                 !json_object_get_boolean(json_at(m, "platforms.macos.official")),
              "--allow-rehearsal: merged, and the document is not official"))
     merge_summary(m, line, sizeof(line));
   else
@@ -926,7 +913,7 @@ static void test_many_problems(void)
   set(d, "cleanliness.processes_left", json_object_new_int(2));
   set(d, "cleanliness.forced_terminations", json_object_new_int(1));
   set(d, "workload.payload_bytes", json_object_new_int(1024));
-  json_object_object_del(path(d, "machine"), "arch");
+  json_object_object_del(json_at(d, "machine"), "arch");
   save(d, "linux-many.json");
   with_good(&f, "linux-many.json", 0);
   TAP_OK(merge(&f, &m, &p) == -1 && m == NULL,
@@ -1147,7 +1134,7 @@ static int load_base(void)
   base = json_object_from_file(file);
   if (!TAP_OK(base != NULL, "a real quick run writes evidence (%s)", cmd))
     return -1;
-  lanes = path(base, "lanes");
+  lanes = json_at(base, "lanes");
   kept = json_object_new_object();
   json_object_object_foreach(lanes, name, lane)
   {

@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "evidence/sha256.h"
+#include "tests/lib_json.h"
 #include "tests/tap.h"
 
 #define SECRET "planted-secret-7f3a9c"
@@ -72,28 +73,6 @@ static int output_has(const char *needle)
     tap_diag("output: %s", text);
   free(text);
   return found;
-}
-
-static json_object *get(json_object *o, const char *dotted)
-{
-  char buf[256], *save = NULL;
-  snprintf(buf, sizeof(buf), "%s", dotted);
-  for (char *k = strtok_r(buf, ".", &save); k && o;
-       k = strtok_r(NULL, ".", &save)) {
-    if (json_object_is_type(o, json_type_array))
-      o = json_object_array_get_idx(o, (size_t)atoi(k));
-    else if (!json_object_object_get_ex(o, k, &o))
-      return NULL;
-  }
-  return o;
-}
-
-static const char *str(json_object *o, const char *dotted)
-{
-  json_object *v = get(o, dotted);
-  return v && json_object_is_type(v, json_type_string)
-             ? json_object_get_string(v)
-             : "";
 }
 
 static int make_repo(const char *crossrun)
@@ -186,27 +165,27 @@ static void test_official(void)
     head[strcspn(head, "\n")] = '\0';
     pclose(p);
   }
-  TAP_OK(json_object_get_boolean(get(doc, "official")) &&
-             strcmp(str(doc, "mode"), "record") == 0,
+  TAP_OK(json_object_get_boolean(json_at(doc, "official")) &&
+             strcmp(json_str_at(doc, "mode"), "record") == 0,
          "it is official record evidence");
-  TAP_OK(strcmp(str(doc, "provenance.commit"), head) == 0 &&
-             strcmp(str(doc, "provenance.branch"), "main") == 0 &&
-             json_object_get_boolean(get(doc, "provenance.clean")),
+  TAP_OK(strcmp(json_str_at(doc, "provenance.commit"), head) == 0 &&
+             strcmp(json_str_at(doc, "provenance.branch"), "main") == 0 &&
+             json_object_get_boolean(json_at(doc, "provenance.clean")),
          "provenance: commit %s, branch, clean", head);
-  TAP_OK(strcmp(str(doc, "provenance.ci.provider"), "github_actions") == 0 &&
-             strcmp(str(doc, "provenance.ci.workflow"), "record-flow") == 0 &&
-             strcmp(str(doc, "provenance.ci.run_id"), "4242") == 0 &&
-             strcmp(str(doc, "provenance.ci.run_attempt"), "2") == 0,
+  TAP_OK(strcmp(json_str_at(doc, "provenance.ci.provider"), "github_actions") == 0 &&
+             strcmp(json_str_at(doc, "provenance.ci.workflow"), "record-flow") == 0 &&
+             strcmp(json_str_at(doc, "provenance.ci.run_id"), "4242") == 0 &&
+             strcmp(json_str_at(doc, "provenance.ci.run_attempt"), "2") == 0,
          "provenance: the CI provider, workflow, run id and attempt");
   snprintf(path, sizeof(path), "%s/matrix.yaml", repo);
-  json_object *m = get(doc, "provenance.matrix_sha256"), *v = NULL;
+  json_object *m = json_at(doc, "provenance.matrix_sha256"), *v = NULL;
   TAP_OK(sha256_file(path, hex, path, sizeof(path)) == 0 && m &&
              json_object_object_get_ex(m, "matrix.yaml", &v) &&
              strcmp(json_object_get_string(v), hex) == 0,
          "provenance: the matrix file's SHA-256");
-  TAP_OK(strcmp(str(doc, "runtimes.fx.toolchain_version"), "fixture 1.0") ==
+  TAP_OK(strcmp(json_str_at(doc, "runtimes.fx.toolchain_version"), "fixture 1.0") ==
                  0 &&
-             *str(doc, "machine.kernel") && *str(doc, "machine.cpu_model"),
+             *json_str_at(doc, "machine.kernel") && *json_str_at(doc, "machine.cpu_model"),
          "toolchain version and machine");
   json_object_put(doc);
 
@@ -255,8 +234,8 @@ static void test_rejected_and_expectations(void)
   {
     json_object *doc = json_object_from_file(path);
     TAP_OK(doc && json_object_get_boolean(
-                      get(doc, "lanes.bad-fx.samples.0.retried")) &&
-               strcmp(str(doc, "lanes.bad-fx.samples.0.first_attempt.reason"),
+                      json_at(doc, "lanes.bad-fx.samples.0.retried")) &&
+               strcmp(json_str_at(doc, "lanes.bad-fx.samples.0.first_attempt.reason"),
                       "result_mismatch") == 0,
            "the data is in rejected-<os>-<arch>.json, the retry recorded");
     if (doc)
@@ -344,11 +323,11 @@ static void test_shards(void)
   snprintf(path, sizeof(path),
            "%s/out/rejected-linux-x86_64-shard-2-of-2.json", repo);
   b = json_object_from_file(path);
-  TAP_OK(a && b && json_object_get_int(get(a, "shard.count")) == 2 &&
-             json_object_get_int(get(b, "shard.index")) == 2 &&
-             json_object_get_int(get(b, "shard.lanes_total")) == 3 &&
-             json_object_object_length(get(a, "lanes")) +
-                     json_object_object_length(get(b, "lanes")) ==
+  TAP_OK(a && b && json_object_get_int(json_at(a, "shard.count")) == 2 &&
+             json_object_get_int(json_at(b, "shard.index")) == 2 &&
+             json_object_get_int(json_at(b, "shard.lanes_total")) == 3 &&
+             json_object_object_length(json_at(a, "lanes")) +
+                     json_object_object_length(json_at(b, "lanes")) ==
                  3,
          "the two shards split the three lanes between them");
   if (a)

@@ -24,6 +24,7 @@
 
 #include "evidence/report.h"
 #include "runner/commands.h"
+#include "tests/lib_json.h"
 #include "tests/tap.h"
 
 extern char **environ;
@@ -215,20 +216,6 @@ static int run_crossrun(const char *name, const char *const *args,
 
 /* ---- the evidence ---- */
 
-static json_object *get(json_object *o, const char *dotted)
-{
-  char buf[512], *save = NULL;
-  snprintf(buf, sizeof(buf), "%s", dotted);
-  for (char *k = strtok_r(buf, ".", &save); k && o;
-       k = strtok_r(NULL, ".", &save)) {
-    if (json_object_is_type(o, json_type_array))
-      o = json_object_array_get_idx(o, (size_t)atoi(k));
-    else if (!json_object_object_get_ex(o, k, &o))
-      return NULL;
-  }
-  return o;
-}
-
 static int write_json(json_object *doc, const char *path)
 {
   return json_object_to_file_ext(
@@ -241,21 +228,21 @@ static void scale_times(json_object *doc, double k)
   static const char *const keys[] = {"ns_per_round_trip_median",
                                      "ns_per_round_trip_min",
                                      "ns_per_round_trip_max"};
-  json_object_object_foreach(get(doc, "lanes"), name, lane)
+  json_object_object_foreach(json_at(doc, "lanes"), name, lane)
   {
-    json_object *samples = get(lane, "samples"), *summary;
+    json_object *samples = json_at(lane, "samples"), *summary;
     (void)name;
     for (size_t i = 0; samples && i < json_object_array_length(samples); i++) {
       json_object *smp = json_object_array_get_idx(samples, i);
-      json_object *v = get(smp, "ns_per_round_trip");
+      json_object *v = json_at(smp, "ns_per_round_trip");
       if (v && json_object_is_type(v, json_type_double))
         json_object_object_add(
             smp, "ns_per_round_trip",
             json_object_new_double(json_object_get_double(v) * k));
     }
-    summary = get(lane, "summary");
+    summary = json_at(lane, "summary");
     for (int i = 0; i < 3; i++) {
-      json_object *v = get(summary, keys[i]);
+      json_object *v = json_at(summary, keys[i]);
       if (v && json_object_is_type(v, json_type_double))
         json_object_object_add(
             summary, keys[i],
@@ -276,7 +263,7 @@ static int make_merged(const char *full, const char *out)
     return -1;
   m = json_object_new_object();
   json_object_object_add(m, "schema_version", json_object_new_int(1));
-  json_object_object_add(m, "tool", json_object_get(get(src, "tool")));
+  json_object_object_add(m, "tool", json_object_get(json_at(src, "tool")));
   json_object_object_add(m, "mode", json_object_new_string("merged"));
   json_object_object_add(m, "performance_claims", json_object_new_boolean(1));
   json_object_object_add(m, "official", json_object_new_boolean(0));
@@ -289,9 +276,9 @@ static int make_merged(const char *full, const char *out)
   for (int i = 0; i < 3; i++) {
     json_object *doc = NULL;
     json_object_deep_copy(src, &doc, NULL);
-    json_object_object_add(get(doc, "machine"), "os",
+    json_object_object_add(json_at(doc, "machine"), "os",
                            json_object_new_string(oses[i]));
-    json_object_object_add(get(doc, "machine"), "arch",
+    json_object_object_add(json_at(doc, "machine"), "arch",
                            json_object_new_string(arches[i]));
     if (i > 0)
       scale_times(doc, i == 1 ? 0.8 : 1.5);
@@ -304,7 +291,7 @@ static int make_merged(const char *full, const char *out)
           json_object_new_string("0123456789abcdef0123456789abcdef01234567"));
       json_object_object_add(prov, "branch", json_object_new_string("main"));
       json_object_object_add(doc, "provenance", prov);
-      sample = get(doc, "lanes.c-c.samples.1");
+      sample = json_at(doc, "lanes.c-c.samples.1");
       first = json_object_new_object();
       json_object_object_add(first, "status", json_object_new_string("failed"));
       json_object_object_add(first, "stage", json_object_new_string("client"));
@@ -314,7 +301,7 @@ static int make_merged(const char *full, const char *out)
                              json_object_new_string("deadline passed"));
       json_object_object_add(sample, "retried", json_object_new_boolean(1));
       json_object_object_add(sample, "first_attempt", first);
-      json_object_object_add(get(doc, "lanes.c-c.summary"), "status",
+      json_object_object_add(json_at(doc, "lanes.c-c.summary"), "status",
                              json_object_new_string("flaky"));
     }
     if (i == 1) {
@@ -332,14 +319,14 @@ static int make_merged(const char *full, const char *out)
                              json_object_new_string("unavailable"));
       json_object_object_add(lane, "summary", summary);
       json_object_object_add(lane, "samples", json_object_new_array());
-      json_object_object_add(get(doc, "lanes"), "rust-rust", lane);
+      json_object_object_add(json_at(doc, "lanes"), "rust-rust", lane);
     }
     if (i == 2) {
       json_object *lane = NULL, *sample, *failure;
-      json_object_deep_copy(get(doc, "lanes.c-c"), &lane, NULL);
+      json_object_deep_copy(json_at(doc, "lanes.c-c"), &lane, NULL);
       json_object_object_add(lane, "client_runtime",
                              json_object_new_string("x<script>&\"'"));
-      sample = get(lane, "samples.0");
+      sample = json_at(lane, "samples.0");
       json_object_object_add(sample, "status",
                              json_object_new_string("failed"));
       failure = json_object_new_object();
@@ -352,11 +339,11 @@ static int make_merged(const char *full, const char *out)
       json_object_object_add(sample, "failure", failure);
       json_object_object_add(sample, "ns_per_round_trip", NULL);
       json_object_object_add(
-          get(sample, "client.stderr"), "text",
+          json_at(sample, "client.stderr"), "text",
           json_object_new_string("client: " EVIL_MESSAGE "\nsecond line"));
-      json_object_object_add(get(lane, "summary"), "status",
+      json_object_object_add(json_at(lane, "summary"), "status",
                              json_object_new_string("failed"));
-      json_object_object_add(get(doc, "lanes"), EVIL_LANE, lane);
+      json_object_object_add(json_at(doc, "lanes"), EVIL_LANE, lane);
     }
     json_object_object_add(platforms, oses[i], doc);
   }
@@ -391,7 +378,7 @@ static void test_model(const char *quick, const char *full, const char *merged,
   if (TAP_OK(report_load(&r, full, err, sizeof(err)) == 0,
              "full evidence loads: %s", err)) {
     double median =
-        json_object_get_double(get(full_doc, "lanes.c-c.summary."
+        json_object_get_double(json_at(full_doc, "lanes.c-c.summary."
                                              "ns_per_round_trip_median"));
     l = lane_named(&r, 0, "c-c");
     TAP_OK(r.performance_claims && l && l->ns_per_rt.n == 3 &&
@@ -691,15 +678,15 @@ static void test_html(const char *quick, const char *full, const char *merged,
     for (int i = 0; i < 3; i++) {
       json_object *res =
           python_check(html_check_py, in_dir(names[i]), "html-check");
-      json_object *errors = get(res, "errors");
+      json_object *errors = json_at(res, "errors");
       TAP_OK(res && errors && json_object_array_length(errors) == 0 &&
-                 !get(res, "tags.script") && get(res, "tags.svg") &&
-                 get(res, "tags.table"),
+                 !json_at(res, "tags.script") && json_at(res, "tags.svg") &&
+                 json_at(res, "tags.table"),
              "%s parses: tags balanced, no script, SVG and tables (%s)",
              names[i],
              errors ? json_object_to_json_string(errors) : "no result");
       if (i == 2)
-        TAP_OK(res && strstr(json_object_get_string(get(res, "text")),
+        TAP_OK(res && strstr(json_object_get_string(json_at(res, "text")),
                              "<script>alert(\"m\")</script> & 'q'"),
                "merged HTML: the hostile message reads back as text");
       json_object_put(res);
@@ -770,10 +757,10 @@ static void test_html(const char *quick, const char *full, const char *merged,
 
 static json_object *case_named(json_object *suite, const char *name)
 {
-  json_object *cases = get(suite, "cases");
+  json_object *cases = json_at(suite, "cases");
   for (size_t i = 0; cases && i < json_object_array_length(cases); i++) {
     json_object *c = json_object_array_get_idx(cases, i);
-    if (strcmp(json_object_get_string(get(c, "name")), name) == 0)
+    if (strcmp(json_object_get_string(json_at(c, "name")), name) == 0)
       return c;
   }
   return NULL;
@@ -799,44 +786,44 @@ static void test_junit(const char *merged, const char *quick)
   }
   res = python_check(junit_check_py, in_dir("junit.xml"), "junit-check");
   if (TAP_OK(res &&
-                 strcmp(json_object_get_string(get(res, "root")),
+                 strcmp(json_object_get_string(json_at(res, "root")),
                         "testsuites") == 0 &&
-                 json_object_array_length(get(res, "suites")) == 3,
+                 json_object_array_length(json_at(res, "suites")) == 3,
              "JUnit: a strict parser reads <testsuites> with 3 suites")) {
     static const char *const oses[] = {"linux", "macos", "windows"};
     for (int i = 0; i < 3; i++) {
-      json_object *s = json_object_array_get_idx(get(res, "suites"), (size_t)i);
+      json_object *s = json_object_array_get_idx(json_at(res, "suites"), (size_t)i);
       char want[64];
       snprintf(want, sizeof(want), "crossrun.%s", oses[i]);
       json_object *cc = case_named(s, "c-c");
-      TAP_OK(strcmp(json_object_get_string(get(s, "name")), want) == 0 &&
-                 json_object_get_int(get(s, "tests")) ==
-                     (int)json_object_array_length(get(s, "cases")) &&
-                 json_object_array_length(get(s, "cases")) >= 2 && cc &&
-                 strcmp(json_object_get_string(get(cc, "classname")), want) ==
+      TAP_OK(strcmp(json_object_get_string(json_at(s, "name")), want) == 0 &&
+                 json_object_get_int(json_at(s, "tests")) ==
+                     (int)json_object_array_length(json_at(s, "cases")) &&
+                 json_object_array_length(json_at(s, "cases")) >= 2 && cc &&
+                 strcmp(json_object_get_string(json_at(cc, "classname")), want) ==
                      0,
              "JUnit: suite %s, a testcase per lane named by the lane", want);
     }
     json_object *lin =
-        case_named(json_object_array_get_idx(get(res, "suites"), 0), "c-c");
-    TAP_OK(lin && get(lin, "failure") == NULL &&
-               strstr(json_object_get_string(get(lin, "out")),
+        case_named(json_object_array_get_idx(json_at(res, "suites"), 0), "c-c");
+    TAP_OK(lin && json_at(lin, "failure") == NULL &&
+               strstr(json_object_get_string(json_at(lin, "out")),
                       "round 2: the first attempt failed at client: "
                       "timeout_client: deadline passed; the retry passed"),
            "JUnit: a flaky lane passes and says how its first attempt "
            "failed");
-    json_object *mac = json_object_array_get_idx(get(res, "suites"), 1);
+    json_object *mac = json_object_array_get_idx(json_at(res, "suites"), 1);
     json_object *rr = case_named(mac, "rust-rust");
-    TAP_OK(rr && get(rr, "skipped") &&
-               strstr(json_object_get_string(get(rr, "skipped")),
+    TAP_OK(rr && json_at(rr, "skipped") &&
+               strstr(json_object_get_string(json_at(rr, "skipped")),
                       "cargo not found") &&
-               json_object_get_int(get(mac, "skipped")) >= 1,
+               json_object_get_int(json_at(mac, "skipped")) >= 1,
            "JUnit: the unavailable lane is skipped, with its reason");
-    json_object *win = json_object_array_get_idx(get(res, "suites"), 2);
+    json_object *win = json_object_array_get_idx(json_at(res, "suites"), 2);
     json_object *evil = case_named(win, evil_clean);
     const char *text =
-        evil ? json_object_get_string(get(evil, "failure")) : NULL;
-    TAP_OK(evil && text && json_object_get_int(get(win, "failures")) >= 1,
+        evil ? json_object_get_string(json_at(evil, "failure")) : NULL;
+    TAP_OK(evil && text && json_object_get_int(json_at(win, "failures")) >= 1,
            "JUnit: the crafted lane, its name read back without control "
            "characters, has a failure");
     TAP_OK(text && strstr(text, "protocol_violation") &&
@@ -850,8 +837,8 @@ static void test_junit(const char *merged, const char *quick)
   }
   json_object_put(res);
   res = python_check(junit_check_py, in_dir("junit-quick.xml"), "junit-check");
-  TAP_OK(res && json_object_array_length(get(res, "suites")) == 1 &&
-             json_object_array_length(get(res, "suites.0.cases")) >= 1,
+  TAP_OK(res && json_object_array_length(json_at(res, "suites")) == 1 &&
+             json_object_array_length(json_at(res, "suites.0.cases")) >= 1,
          "JUnit from quick evidence parses: one suite with its lanes");
   json_object_put(res);
   free(x);
@@ -1060,7 +1047,7 @@ static char *with_value(json_object *doc, const char *dotted,
   dot = strrchr(buf, '.');
   if (dot) {
     *dot = '\0';
-    parent = get(copy, buf);
+    parent = json_at(copy, buf);
   } else {
     parent = copy;
   }
@@ -1266,17 +1253,17 @@ int main(void)
            rc);
   }
   full_doc = json_object_from_file(full);
-  TAP_OK(full_doc && get(full_doc, "lanes.c-c.summary") &&
+  TAP_OK(full_doc && json_at(full_doc, "lanes.c-c.summary") &&
              make_merged(full, merged) == 0,
          "a merged document of three platforms is made from it");
   if (full_doc)
     cc_median = json_object_get_double(
-        get(full_doc, "lanes.c-c.summary.ns_per_round_trip_median"));
+        json_at(full_doc, "lanes.c-c.summary.ns_per_round_trip_median"));
 
   test_model(quick, full, merged, full_doc);
   test_markdown(quick, full, merged,
-                full_doc && get(full_doc, "comparisons")
-                    ? json_object_object_length(get(full_doc, "comparisons"))
+                full_doc && json_at(full_doc, "comparisons")
+                    ? json_object_object_length(json_at(full_doc, "comparisons"))
                     : 0);
   test_html(quick, full, merged, cc_median);
   test_junit(merged, quick);

@@ -14,6 +14,7 @@
 
 #include "platforms/platform.h"
 #include "runner/sample.h"
+#include "tests/lib_json.h"
 #include "tests/tap.h"
 
 #define MIB (1024 * 1024)
@@ -298,20 +299,6 @@ static void test_interrupt(void)
   sample_result_release(&r);
 }
 
-static json_object *path(json_object *o, const char *dotted)
-{
-  char buf[256], *save = NULL;
-  snprintf(buf, sizeof(buf), "%s", dotted);
-  for (char *k = strtok_r(buf, ".", &save); k && o;
-       k = strtok_r(NULL, ".", &save)) {
-    if (json_object_is_type(o, json_type_array))
-      o = json_object_array_get_idx(o, (size_t)atoi(k));
-    else if (!json_object_object_get_ex(o, k, &o))
-      return NULL;
-  }
-  return o;
-}
-
 static void test_crossrun_quick(void)
 {
   char dir[] = "/tmp/crossrun-test-XXXXXX", out[256], cmd[2048], *text;
@@ -333,61 +320,61 @@ static void test_crossrun_quick(void)
   doc = json_object_from_file(out);
   TAP_OK(doc != NULL, "the evidence file is JSON");
   if (doc != NULL) {
-    TAP_OK(json_object_get_int(path(doc, "schema_version")) == 1 &&
-               strcmp(json_object_get_string(path(doc, "mode")), "quick") ==
+    TAP_OK(json_object_get_int(json_at(doc, "schema_version")) == 1 &&
+               strcmp(json_object_get_string(json_at(doc, "mode")), "quick") ==
                    0 &&
-               !json_object_get_boolean(path(doc, "performance_claims")) &&
-               json_object_get_boolean(path(doc, "complete")),
+               !json_object_get_boolean(json_at(doc, "performance_claims")) &&
+               json_object_get_boolean(json_at(doc, "complete")),
            "evidence: schema version, mode quick, no performance claims, "
            "complete");
-    TAP_OK(path(doc, "machine.os") && path(doc, "machine.arch") &&
-               path(doc, "machine.kernel") && path(doc, "machine.cpu_model") &&
-               json_object_get_int(path(doc, "machine.logical_cpus")) > 0 &&
-               json_object_get_int64(path(doc, "machine.memory_bytes")) > 0,
+    TAP_OK(json_at(doc, "machine.os") && json_at(doc, "machine.arch") &&
+               json_at(doc, "machine.kernel") && json_at(doc, "machine.cpu_model") &&
+               json_object_get_int(json_at(doc, "machine.logical_cpus")) > 0 &&
+               json_object_get_int64(json_at(doc, "machine.memory_bytes")) > 0,
            "evidence: the machine");
-    TAP_OK(json_object_get_int64(path(doc, "workload.round_trips")) ==
+    TAP_OK(json_object_get_int64(json_at(doc, "workload.round_trips")) ==
                20000 &&
-               json_object_get_int64(path(doc, "workload.warmup_round_trips")) ==
+               json_object_get_int64(json_at(doc, "workload.warmup_round_trips")) ==
                    1000,
            "evidence: the workload");
-    TAP_OK(json_object_array_length(path(doc, "lanes.c-c.samples")) == 2,
+    TAP_OK(json_object_array_length(json_at(doc, "lanes.c-c.samples")) == 2,
            "evidence: both raw samples");
     for (int i = 0; i < 2; i++) {
       char p[128];
       json_object *s;
       snprintf(p, sizeof(p), "lanes.c-c.samples.%d", i);
-      s = path(doc, p);
-      TAP_OK(s && strcmp(json_object_get_string(path(s, "status")),
+      s = json_at(doc, p);
+      TAP_OK(s && strcmp(json_object_get_string(json_at(s, "status")),
                          "passed") == 0 &&
-                 json_object_get_int64(path(s, "elapsed_ns")) > 0,
+                 json_object_get_int64(json_at(s, "elapsed_ns")) > 0,
              "sample %d: passed with elapsed_ns", i);
-      TAP_OK(path(s, "client.exit.code") &&
-                 json_object_get_int(path(s, "client.exit.code")) == 0 &&
-                 json_object_get_int64(path(s, "server.cpu.user_ns")) >= 0 &&
-                 path(s, "server.cpu.user_ns") &&
+      TAP_OK(json_at(s, "client.exit.code") &&
+                 json_object_get_int(json_at(s, "client.exit.code")) == 0 &&
+                 json_object_get_int64(json_at(s, "server.cpu.user_ns")) >= 0 &&
+                 json_at(s, "server.cpu.user_ns") &&
                  json_object_get_int64(
-                     path(s, "client.memory.peak_rss_bytes")) > 0 &&
-                 path(s, "client.memory.peak_rss_source") &&
-                 path(s, "server.memory.os_peak_rss_bytes") &&
-                 path(s, "server.memory.coordinator_peak_rss_at_spawn_bytes"),
+                     json_at(s, "client.memory.peak_rss_bytes")) > 0 &&
+                 json_at(s, "client.memory.peak_rss_source") &&
+                 json_at(s, "server.memory.os_peak_rss_bytes") &&
+                 json_at(s, "server.memory.coordinator_peak_rss_at_spawn_bytes"),
              "sample %d: exit codes, CPU and labelled peak RSS per peer", i);
-      TAP_OK(strcmp(json_object_get_string(path(s, "checks.port_free.outcome")),
+      TAP_OK(strcmp(json_object_get_string(json_at(s, "checks.port_free.outcome")),
                     "passed") == 0 &&
                  strcmp(json_object_get_string(
-                            path(s, "checks.temp_clean.outcome")),
+                            json_at(s, "checks.temp_clean.outcome")),
                         "passed") == 0 &&
-                 path(s, "checks.no_orphans.reason"),
+                 json_at(s, "checks.no_orphans.reason"),
              "sample %d: every check with its outcome and reason", i);
-      TAP_OK(path(s, "reproduce.crossrun") &&
-                 strstr(json_object_get_string(path(s, "reproduce.crossrun")),
+      TAP_OK(json_at(s, "reproduce.crossrun") &&
+                 strstr(json_object_get_string(json_at(s, "reproduce.crossrun")),
                         "--lanes c-c") &&
-                 path(s, "reproduce.client"),
+                 json_at(s, "reproduce.client"),
              "sample %d: a command line that reproduces it", i);
     }
-    TAP_OK(json_object_get_int(path(doc, "cleanliness.pairs_started")) == 2 &&
-               json_object_get_int(path(doc, "cleanliness.natural_exits")) ==
+    TAP_OK(json_object_get_int(json_at(doc, "cleanliness.pairs_started")) == 2 &&
+               json_object_get_int(json_at(doc, "cleanliness.natural_exits")) ==
                    2 &&
-               json_object_get_int(path(doc, "cleanliness.processes_left")) ==
+               json_object_get_int(json_at(doc, "cleanliness.processes_left")) ==
                    0,
            "evidence: the cleanliness summary");
     json_object_put(doc);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
+#include "tests/lib_json.h"
 #include "tests/tap.h"
 
 extern char **environ;
@@ -109,28 +110,6 @@ static const char *write_matrix(const char *name, const char *text)
   return path;
 }
 
-static json_object *get(json_object *o, const char *dotted)
-{
-  char buf[256], *save = NULL;
-  snprintf(buf, sizeof(buf), "%s", dotted);
-  for (char *k = strtok_r(buf, ".", &save); k && o;
-       k = strtok_r(NULL, ".", &save)) {
-    if (json_object_is_type(o, json_type_array))
-      o = json_object_array_get_idx(o, (size_t)atoi(k));
-    else if (!json_object_object_get_ex(o, k, &o))
-      return NULL;
-  }
-  return o;
-}
-
-static const char *str(json_object *o, const char *dotted)
-{
-  json_object *v = get(o, dotted);
-  return v && json_object_is_type(v, json_type_string)
-             ? json_object_get_string(v)
-             : "";
-}
-
 static void test_every_lane(void)
 {
   char out[600];
@@ -160,7 +139,7 @@ static void test_every_lane(void)
   for (size_t i = 0; i < sizeof(lanes) / sizeof(lanes[0]); i++) {
     char p[128];
     snprintf(p, sizeof(p), "lanes.%s.samples.0.status", lanes[i]);
-    TAP_OK(strcmp(str(doc, p), "passed") == 0, "lane %s passed", lanes[i]);
+    TAP_OK(strcmp(json_str_at(doc, p), "passed") == 0, "lane %s passed", lanes[i]);
   }
   {
     json_object *cmp = NULL;
@@ -174,10 +153,10 @@ static void test_every_lane(void)
       snprintf(p, sizeof(p), "runtimes.%s.package.sha256", rts[i]);
       snprintf(q, sizeof(q), "runtimes.%s.package.file_count", rts[i]);
       snprintf(v, sizeof(v), "runtimes.%s.toolchain_version", rts[i]);
-      TAP_OK(strlen(str(doc, p)) == 64 &&
-                 json_object_get_int(get(doc, q)) > 0 && *str(doc, v),
+      TAP_OK(strlen(json_str_at(doc, p)) == 64 &&
+                 json_object_get_int(json_at(doc, q)) > 0 && *json_str_at(doc, v),
              "runtime %s: toolchain '%s', package measured", rts[i],
-             str(doc, v));
+             json_str_at(doc, v));
     }
   }
   json_object_put(doc);
@@ -219,14 +198,14 @@ static void test_unavailable_and_broken(void)
   doc = json_object_from_file(out);
   if (doc == NULL)
     return;
-  TAP_OK(strcmp(str(doc, "lanes.c-c.samples.0.status"), "passed") == 0,
+  TAP_OK(strcmp(json_str_at(doc, "lanes.c-c.samples.0.status"), "passed") == 0,
          "the other lanes still run");
-  TAP_OK(strcmp(str(doc, "lanes.ghost-c.summary.status"), "unavailable") == 0 &&
-             strstr(str(doc, "lanes.ghost-c.unavailable_reason"),
+  TAP_OK(strcmp(json_str_at(doc, "lanes.ghost-c.summary.status"), "unavailable") == 0 &&
+             strstr(json_str_at(doc, "lanes.ghost-c.unavailable_reason"),
                     "not installed or not on PATH"),
          "lanes of a missing toolchain are unavailable, with the reason");
-  TAP_OK(strcmp(str(doc, "runtimes.broken.status"), "broken") == 0 &&
-             strcmp(str(doc, "lanes.broken-broken.summary.status"), "error") ==
+  TAP_OK(strcmp(json_str_at(doc, "runtimes.broken.status"), "broken") == 0 &&
+             strcmp(json_str_at(doc, "lanes.broken-broken.summary.status"), "error") ==
                  0,
          "lanes of a broken runtime are errors");
   json_object_put(doc);
@@ -297,10 +276,10 @@ static void test_interrupt(void)
   rc = finish(pid, tap_timeout_s(15));
   TAP_OK(started && rc == 130, "Ctrl-C stops the run: exit %d", rc);
   doc = json_object_from_file(out);
-  TAP_OK(doc && !json_object_get_boolean(get(doc, "complete")) &&
-             strcmp(str(doc, "incomplete_reason"), "interrupted") == 0,
+  TAP_OK(doc && !json_object_get_boolean(json_at(doc, "complete")) &&
+             strcmp(json_str_at(doc, "incomplete_reason"), "interrupted") == 0,
          "the evidence is written, marked incomplete");
-  TAP_OK(doc && strcmp(str(doc, "lanes.stuck-stuck.samples.0.failure.reason"),
+  TAP_OK(doc && strcmp(json_str_at(doc, "lanes.stuck-stuck.samples.0.failure.reason"),
                        "interrupted") == 0,
          "the current sample is recorded as interrupted");
   TAP_OK(count_fixtures() == 0, "its peers are killed");
