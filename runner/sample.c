@@ -310,6 +310,23 @@ static void watch_peer(struct peer *p, uint64_t now)
   }
 }
 
+static void server_ended_before_ready(struct sample_exec *x)
+{
+  const struct peer_report *r = x->server.rep;
+  char line[160];
+
+  capture_first_line(&r->err, line, sizeof(line));
+  x->ready_failed = 1;
+  if (r->exited)
+    snprintf(x->ready_msg, sizeof(x->ready_msg),
+             "server exited with %d before READY%s%s", r->exit_code,
+             line[0] ? ": " : "", line);
+  else
+    snprintf(x->ready_msg, sizeof(x->ready_msg),
+             "server died by %s before READY%s%s",
+             platform_signal_name(r->signal), line[0] ? ": " : "", line);
+}
+
 static void finish_if_done(struct sample_exec *x, uint64_t now)
 {
   if (x->server.running || x->client.running)
@@ -326,6 +343,8 @@ static void finish_if_done(struct sample_exec *x, uint64_t now)
   close_pipe(&x->server.err_pipe, &x->server.err_open);
   close_pipe(&x->client.out_pipe, &x->client.out_open);
   close_pipe(&x->client.err_pipe, &x->client.err_open);
+  if (!x->ready && !x->ready_failed && x->server.rep->started)
+    server_ended_before_ready(x);
   uv_timer_stop(&x->tick);
   uv_close((uv_handle_t *)&x->tick, NULL);
 }
@@ -344,16 +363,12 @@ static void on_tick(uv_timer_t *t)
     terminate(x, c, now);
     s->term_next_ns = c->term_next_ns = now; /* no grace: kill now */
   }
+  /* A server that ended without READY is judged once its stdout is at its
+   * end: a READY it printed just before exiting is still read first. */
   if (!x->ready && !x->ready_failed) {
-    if (!s->running) {
-      x->ready_failed = 1;
-      if (s->rep->exited)
-        snprintf(x->ready_msg, sizeof(x->ready_msg),
-                 "server exited with %d before READY", s->rep->exit_code);
-      else
-        snprintf(x->ready_msg, sizeof(x->ready_msg),
-                 "server died by signal %d before READY", s->rep->signal);
-    } else if (now >= s->deadline_ns) {
+    if (!s->running && s->rep->started && !s->out_open)
+      server_ended_before_ready(x);
+    else if (s->running && now >= s->deadline_ns) {
       x->ready_failed = 1;
       s->rep->timed_out = 1;
       snprintf(x->ready_msg, sizeof(x->ready_msg),

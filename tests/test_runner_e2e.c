@@ -148,6 +148,9 @@ static void test_faults(void)
   const struct fault_case cases[] = {
       {"never READY", fixture_peer("server", "never-ready"), c_peer(0),
        "server_not_ready", CHECK_SERVER_READY, "no READY line"},
+      {"server exits before READY", fixture_peer("server", "no-such-mode"),
+       c_peer(0), "server_not_ready", CHECK_SERVER_READY,
+       "server exited with 2 before READY: "},
       {"server exits 3", fixture_peer("server", "exit3"), c_peer(0),
        "server_exit", CHECK_SERVER_EXIT, "exited with 3"},
       {"client exits 3", c_peer(1), fixture_peer("client", "exit3"),
