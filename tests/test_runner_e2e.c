@@ -216,6 +216,14 @@ static void test_unsupported_and_missing(void)
     assert_nothing_left("unsupported", &r);
     sample_result_release(&r);
   }
+  if (run_sample(&r, fixture_peer("server", "unsupported"), c_peer(0), small,
+                 test_limits()) == 0) {
+    TAP_OK(r.status == SAMPLE_UNSUPPORTED && !r.client.started,
+           "a server exiting 127 before READY is unsupported (%s)",
+           sample_status_name(r.status));
+    assert_nothing_left("unsupported server", &r);
+    sample_result_release(&r);
+  }
   if (run_sample(&r, missing, c_peer(0), small, test_limits()) == 0) {
     TAP_OK(r.status == SAMPLE_ERROR && strstr(r.message, "cannot start"),
            "a missing program is a runner error: %s", r.message);
