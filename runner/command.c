@@ -11,6 +11,13 @@
 #define TICK_MS 10
 #define KILL_GRACE_NS (1000 * 1000000ull)
 
+static const volatile sig_atomic_t *stop_flag;
+
+void command_set_stop(const volatile sig_atomic_t *stop)
+{
+  stop_flag = stop;
+}
+
 struct command_exec {
   uv_loop_t loop;
   uv_timer_t tick;
@@ -74,8 +81,12 @@ static void on_tick(uv_timer_t *t)
     x->r->exit_code = ex.exit_code;
     x->r->signal = ex.signal;
   }
+  if (!x->reaped && x->term_stage == 0 && stop_flag != NULL && *stop_flag) {
+    x->r->stopped = 1;
+    x->deadline_ns = now; /* the grace below counts from now */
+  }
   if (!x->reaped && now >= x->deadline_ns && x->term_stage == 0) {
-    x->r->timed_out = 1;
+    x->r->timed_out = !x->r->stopped;
     platform_terminate(&x->proc, 0);
     x->term_stage = 1;
   } else if (!x->reaped && x->term_stage == 1 &&
@@ -172,7 +183,7 @@ void command_result_release(struct command_result *r)
 
 int command_succeeded(const struct command_result *r)
 {
-  return r->exited && r->exit_code == 0 && !r->timed_out;
+  return r->exited && r->exit_code == 0 && !r->timed_out && !r->stopped;
 }
 
 static void last_line(const struct capture *c, char *out, size_t outlen)
@@ -194,7 +205,9 @@ void command_describe_failure(const struct command_result *r, char *out,
   char line[300];
 
   last_line(r->err.total ? &r->err : &r->out, line, sizeof(line));
-  if (r->timed_out)
+  if (r->stopped)
+    snprintf(out, outlen, "was stopped: the run was interrupted");
+  else if (r->timed_out)
     snprintf(out, outlen, "did not finish in time%s%s", line[0] ? ": " : "",
              line);
   else if (!r->exited)

@@ -4,6 +4,7 @@
 #ifndef CROSSRUN_RUNNER_COMMAND_H
 #define CROSSRUN_RUNNER_COMMAND_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,6 +15,7 @@ struct command_result {
   int exit_code;
   int signal;
   int timed_out; /* killed at its deadline */
+  int stopped;   /* killed because the run was interrupted */
   struct capture out;
   struct capture err;
   uint64_t wall_ns;
@@ -28,6 +30,11 @@ int command_run(const char *const *argv, const char *cwd,
                 struct command_result *r, char *err, size_t errlen);
 
 void command_result_release(struct command_result *r);
+
+/* A flag (set from a signal handler) that stops any command running now
+ * or later, as at its deadline: Ctrl-C during a long build does not wait
+ * for it. NULL: none. */
+void command_set_stop(const volatile sig_atomic_t *stop);
 
 /* 1 when it exited by itself with 0. */
 int command_succeeded(const struct command_result *r);

@@ -10,6 +10,7 @@
 
 #include "evidence/evidence.h"
 #include "evidence/stats.h"
+#include "runner/command.h"
 #include "runner/expect.h"
 #include "runner/prepare.h"
 #include "runner/record.h"
@@ -220,6 +221,7 @@ int run_lanes(const struct cli_options *o, struct lanes *l,
   stop_signal = 0;
   old_int = signal(SIGINT, on_stop_signal);
   old_term = signal(SIGTERM, on_stop_signal);
+  command_set_stop(&stop_signal);
 
   prepare_runtimes(sel, n, progress ? errf : NULL);
   mark_lanes(lanes, sel, n);
@@ -310,6 +312,7 @@ int run_lanes(const struct cli_options *o, struct lanes *l,
   }
   signal(SIGINT, old_int);
   signal(SIGTERM, old_term);
+  command_set_stop(NULL);
 
   run.complete = !stop_signal;
   run.incomplete_reason = stop_signal ? "interrupted" : NULL;

@@ -287,6 +287,39 @@ static void test_interrupt(void)
     json_object_put(doc);
 }
 
+static void test_interrupt_build(void)
+{
+  const char *args[] = {"quick", "--matrix", NULL, "--lanes", "slow-slow",
+                        "--out", NULL, "--no-packages", NULL};
+  char out[600], cmd[200];
+  pid_t pid;
+  int rc, left = 1;
+  FILE *p;
+
+  args[2] = write_matrix("slow.yaml",
+                         "runtimes:\n  slow:\n"
+                         "    build: [sh, -c, 'sleep 37.5']\n"
+                         "    client: [sh]\n    server: [sh]\n");
+  snprintf(out, sizeof(out), "%s/slow.json", dir);
+  args[6] = out;
+  pid = start("slow", args);
+  if (pid < 0)
+    return;
+  sleep_ms(700);
+  kill(pid, SIGINT);
+  rc = finish(pid, tap_timeout_s(10));
+  TAP_OK(rc == 130, "Ctrl-C during a runtime's build stops at once "
+                    "(exit %d)", rc);
+  snprintf(cmd, sizeof(cmd), "pgrep -c -f '[s]leep 37[.]5'");
+  p = popen(cmd, "r");
+  if (p != NULL) {
+    if (fscanf(p, "%d", &left) != 1)
+      left = 0;
+    pclose(p);
+  }
+  TAP_OK(left == 0, "and the build's processes are gone (%d left)", left);
+}
+
 int main(void)
 {
   const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
@@ -302,6 +335,7 @@ int main(void)
   test_every_lane();
   test_unavailable_and_broken();
   test_interrupt();
+  test_interrupt_build();
   snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
   if (system(cmd) != 0)
     tap_diag("could not remove %s", dir);
