@@ -1,9 +1,18 @@
 #!/bin/sh
 # The C runtime's package artifact: its two programs and its sources, as a
-# reproducible gzip'd tar (sorted names, fixed times and owners, no gzip
-# timestamp) in the folder given as $1. Run from the repository root.
+# gzip'd tar in the folder given as $1. Run from the repository root. With
+# GNU tar the archive is reproducible (sorted names, fixed times and owners,
+# no gzip timestamp); another tar makes it all the same, and the runner's
+# second packing then reports it as not reproducible.
 set -eu
 out=$1
-tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
-  -cf - build/lanes/c/client build/lanes/c/server lanes/c/*.c lanes/c/*.h \
-  protocol/codec.c protocol/codec.h | gzip -n -9 >"$out/crossrun-lane-c.tar.gz"
+files="build/lanes/c/client build/lanes/c/server $(ls lanes/c/*.c lanes/c/*.h) \
+protocol/codec.c protocol/codec.h"
+if tar --version 2>/dev/null | grep -q 'GNU tar'; then
+  # shellcheck disable=SC2086
+  tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
+    -cf - $files | gzip -n -9 >"$out/crossrun-lane-c.tar.gz"
+else
+  # shellcheck disable=SC2086
+  tar -cf - $files | gzip -n -9 >"$out/crossrun-lane-c.tar.gz"
+fi
