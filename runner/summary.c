@@ -226,6 +226,21 @@ static void print_comparisons(FILE *f, const struct evidence_run *run)
     fprintf(f, "  %-17s %6.2fx  %-6s U=%g p=%.3f\n", lane->name, r.ratio,
             r.verdict, r.u, r.p);
   }
+  /* The same-runtime lanes against each other: each runtime talking to
+   * itself, runtime against runtime. */
+  for (int a = 0; a < run->nlanes; a++) {
+    const struct evidence_lane *la = &run->lanes[a];
+    if (la == ref || strcmp(la->client_runtime, la->server_runtime) != 0)
+      continue;
+    for (int b = a + 1; b < run->nlanes; b++) {
+      const struct evidence_lane *lb = &run->lanes[b];
+      if (lb == ref || strcmp(lb->client_runtime, lb->server_runtime) != 0 ||
+          compare_lanes(lb, la, &r) != 0)
+        continue;
+      fprintf(f, "  %-17s %6.2fx  %-6s U=%g p=%.3f  (against %s)\n",
+              lb->name, r.ratio, r.verdict, r.u, r.p, la->name);
+    }
+  }
   if (n > 1)
     fprintf(f, "with %d samples, [min, max] is a %.2f%% interval for the "
                "median\n", n, compare_minmax_coverage(n) * 100);
