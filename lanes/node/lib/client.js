@@ -6,7 +6,7 @@
 // Rejections are thrown as ProtocolError.
 
 const codec = require('./codec');
-const { Receiver, peerError, unexpected } = require('./receiver');
+const { SessionReceiver, unexpected } = require('./receiver');
 
 const { T, HEADER_BYTES, ProtocolError } = codec;
 
@@ -47,7 +47,7 @@ class BufferPool {
   }
 }
 
-class ClientSession extends Receiver {
+class ClientSession extends SessionReceiver {
   // w: { warmup: BigInt, roundTrips: BigInt, payloadBytes, maxInFlight };
   // W + N must be a safe integer. now() is the monotonic clock (BigInt ns).
   constructor(w, now = process.hrtime.bigint) {
@@ -226,16 +226,6 @@ class ClientSession extends Receiver {
     this.framesIn++;
     this.bytesIn += this.F;
     if (seq === this.total) this.t1 = this.now();
-  }
-
-  // Every check the header allows, as soon as it is in; see
-  // ServerSession._admit.
-  _admit(buf, off, avail) {
-    codec.checkHeader(buf, off);
-    const len = buf.readUInt32BE(off + 4);
-    if (buf[off + 1] === T.ERROR) throw peerError(buf, off + HEADER_BYTES, len, avail - HEADER_BYTES);
-    this._check(buf, off, len);
-    return len;
   }
 
   // The session's checks on a header (not an ERROR one). A RESPONSE's

@@ -107,6 +107,23 @@ class Receiver {
 }
 
 // A frame of a type the session does not allow at this point.
+// A Receiver for a session peer: every header gets SPEC.md section 1's
+// checks, an ERROR frame is peer_error from its header on, and then the
+// session's own rules. A subclass provides _check(buf, off, len): the
+// type, sequence and length rules at its point of the session.
+class SessionReceiver extends Receiver {
+  // Every check the header allows, as soon as it is in (SPEC.md sections 1
+  // and 3): a header that breaks a rule is reported by that rule even when
+  // the stream then ends inside the frame.
+  _admit(buf, off, avail) {
+    codec.checkHeader(buf, off);
+    const len = buf.readUInt32BE(off + 4);
+    if (buf[off + 1] === codec.T.ERROR) throw peerError(buf, off + HEADER_BYTES, len, avail - HEADER_BYTES);
+    this._check(buf, off, len);
+    return len;
+  }
+}
+
 function unexpected(type, wanted) {
   return new ProtocolError('unexpected_type', `${codec.typeName(type)} while waiting for ${wanted}`);
 }
@@ -173,4 +190,4 @@ class FrameParser extends Receiver {
   }
 }
 
-module.exports = { Receiver, FrameParser, unexpected, peerError };
+module.exports = { Receiver, SessionReceiver, FrameParser, unexpected, peerError };

@@ -9,7 +9,7 @@
 // read's own buffer and need no copy.
 
 const codec = require('./codec');
-const { Receiver, peerError, unexpected } = require('./receiver');
+const { SessionReceiver, unexpected } = require('./receiver');
 
 const { T, HEADER_BYTES, ProtocolError } = codec;
 
@@ -22,7 +22,7 @@ const STATE_NAMES = ['HELLO', 'REQUEST', 'BYE', 'end of stream'];
 
 const IN_PLACE = 1;
 
-class ServerSession extends Receiver {
+class ServerSession extends SessionReceiver {
   constructor() {
     super();
     this.state = S_HELLO;
@@ -134,17 +134,6 @@ class ServerSession extends Receiver {
     this.bytesIn += this.F;
     this.bytesOut += this.F;
     if (seq === this.total) this.state = S_BYE;
-  }
-
-  // Every check the header allows, as soon as it is in (SPEC.md sections 1
-  // and 3): a header that breaks a rule is reported by that rule even when
-  // the stream then ends inside the frame.
-  _admit(buf, off, avail) {
-    codec.checkHeader(buf, off);
-    const len = buf.readUInt32BE(off + 4);
-    if (buf[off + 1] === T.ERROR) throw peerError(buf, off + HEADER_BYTES, len, avail - HEADER_BYTES);
-    this._check(buf, off, len);
-    return len;
   }
 
   // The session's checks on a header (not an ERROR one): type, sequence,
