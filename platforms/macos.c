@@ -247,12 +247,7 @@ int platform_spawn(const struct platform_spawn_opts *opts,
   return 0;
 
 fail_pipes:
-  for (int i = 0; i < 2; i++) {
-    if (out_pipe[i] >= 0)
-      close(out_pipe[i]);
-    if (err_pipe[i] >= 0)
-      close(err_pipe[i]);
-  }
+  posix_close_pipes(out_pipe, err_pipe);
   return rc;
 }
 
@@ -261,27 +256,10 @@ int platform_try_reap(struct platform_proc *proc, struct platform_exit *ex,
                       char *err, size_t errlen)
 {
   struct rusage ru;
-  int status = 0;
-  pid_t r;
+  int rc = posix_reap(proc->pid, ex, &ru, err, errlen);
 
-  do
-    r = wait4((pid_t)proc->pid, &status, WNOHANG, &ru);
-  while (r < 0 && errno == EINTR);
-  if (r == 0)
-    return 0;
-  if (r < 0) {
-    posix_set_err(err, errlen, "cannot reap peer%s: %s", "", errno);
-    return -errno;
-  }
-  memset(ex, 0, sizeof(*ex));
-  if (WIFEXITED(status)) {
-    ex->exited = 1;
-    ex->exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    ex->signal = WTERMSIG(status);
-  }
-  ex->user_cpu_ns = posix_timeval_ns(ru.ru_utime);
-  ex->system_cpu_ns = posix_timeval_ns(ru.ru_stime);
+  if (rc != 1)
+    return rc;
   /* Bytes already on macOS; the task was new, so the figure is the
    * peer's own (see the top of this file). */
   ex->os_peak_rss_bytes = (int64_t)ru.ru_maxrss;

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 void posix_set_err(char *err, size_t errlen, const char *fmt, const char *a,
@@ -140,4 +142,41 @@ int platform_find_program(const char *name, const char *cwd, char *out,
       p++;
   }
   return 0;
+}
+
+int posix_reap(long pid, struct platform_exit *ex, struct rusage *ru,
+               char *err, size_t errlen)
+{
+  int status = 0;
+  pid_t r;
+
+  do
+    r = wait4((pid_t)pid, &status, WNOHANG, ru);
+  while (r < 0 && errno == EINTR);
+  if (r == 0)
+    return 0;
+  if (r < 0) {
+    posix_set_err(err, errlen, "cannot reap peer%s: %s", "", errno);
+    return -errno;
+  }
+  memset(ex, 0, sizeof(*ex));
+  if (WIFEXITED(status)) {
+    ex->exited = 1;
+    ex->exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    ex->signal = WTERMSIG(status);
+  }
+  ex->user_cpu_ns = posix_timeval_ns(ru->ru_utime);
+  ex->system_cpu_ns = posix_timeval_ns(ru->ru_stime);
+  return 1;
+}
+
+void posix_close_pipes(int out_pipe[2], int err_pipe[2])
+{
+  for (int i = 0; i < 2; i++) {
+    if (out_pipe[i] >= 0)
+      close(out_pipe[i]);
+    if (err_pipe[i] >= 0)
+      close(err_pipe[i]);
+  }
 }

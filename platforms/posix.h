@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 
 #include "platforms/platform.h"
@@ -20,5 +21,14 @@ int64_t posix_timeval_ns(struct timeval tv);
  * Returns 0 or -E2BIG. */
 int posix_build_env(const char *const *extra, char **environ_now,
                     const char **out, size_t cap);
+
+/* wait4 without blocking: 0 while pid runs; 1 once reaped, with ex's exit
+ * and CPU figures filled (memory left to the caller, from *ru); negative
+ * with a message on error. */
+int posix_reap(long pid, struct platform_exit *ex, struct rusage *ru,
+               char *err, size_t errlen);
+
+/* Closes the descriptors of two pipes that are not -1. */
+void posix_close_pipes(int out_pipe[2], int err_pipe[2]);
 
 #endif
