@@ -115,15 +115,6 @@ json_object *evidence_provenance_json(const struct evidence_run *run,
   return o;
 }
 
-/* "FILE:LINE" with FILE relative to the root when it lies below it. */
-static const char *lanes_display_source(const char *root, const char *source)
-{
-  size_t n = strlen(root);
-  if (n > 0 && strncmp(source, root, n) == 0 && source[n] == '/')
-    return source + n + 1;
-  return source;
-}
-
 json_object *evidence_runtimes_json(const struct evidence_run *run,
                                   const struct sanitize *s)
 {
@@ -134,7 +125,7 @@ json_object *evidence_runtimes_json(const struct evidence_run *run,
     json_object *o = json_object_new_object();
     json_object *pkg = NULL;
 
-    evidence_put(o, "declared_at", evidence_text(s, lanes_display_source(run->root, r->source)));
+    evidence_put(o, "declared_at", evidence_text(s, lanes_relative(run->root, r->source)));
     evidence_put(o, "client", argv_list(s, &r->client));
     evidence_put(o, "server", argv_list(s, &r->server));
     evidence_put(o, "build", argv_list(s, &r->build));

@@ -6,6 +6,7 @@
 #include <uv.h>
 
 #include "platforms/platform.h"
+#include "runner/pipe_watch.h"
 
 #define OUTPUT_LIMIT 65536
 #define TICK_MS 10
@@ -104,23 +105,6 @@ static void on_tick(uv_timer_t *t)
   }
 }
 
-static int watch(struct command_exec *x, uv_pipe_t *p, int fd, int *open)
-{
-  int rc = uv_pipe_init(&x->loop, p, 0);
-  if (rc != 0) {
-    uv_fs_t req;
-    uv_fs_close(NULL, &req, fd, NULL);
-    uv_fs_req_cleanup(&req);
-    return rc;
-  }
-  p->data = x;
-  *open = 1;
-  rc = uv_pipe_open(p, fd);
-  if (rc == 0)
-    rc = uv_read_start((uv_stream_t *)p, on_alloc, on_read);
-  return rc;
-}
-
 int command_run(const char *const *argv, const char *cwd,
                 const char *const *env, uint64_t timeout_ms,
                 struct command_result *r, char *err, size_t errlen)
@@ -156,8 +140,11 @@ int command_run(const char *const *argv, const char *cwd,
   }
   x->start_ns = uv_hrtime();
   x->deadline_ns = x->start_ns + timeout_ms * 1000000ull;
-  if (watch(x, &x->out, x->proc.stdout_fd, &x->out_open) != 0 ||
-      watch(x, &x->err, x->proc.stderr_fd, &x->err_open) != 0) {
+  rc = pipe_watch(&x->loop, &x->out, x->proc.stdout_fd, x, on_alloc, on_read,
+                  &x->out_open);
+  if (pipe_watch(&x->loop, &x->err, x->proc.stderr_fd, x, on_alloc, on_read,
+                 &x->err_open) != 0 ||
+      rc != 0) {
     /* Without its output it is of no use: stop it, then reap it below. */
     platform_terminate(&x->proc, 1);
     close_pipes(x);

@@ -125,10 +125,15 @@ int lanes_select(struct lanes *l, const char *spec, struct lane *out, int max,
   return n;
 }
 
-const char *lanes_display_path(const struct lanes *l, const char *path)
+const char *lanes_relative(const char *root, const char *path)
 {
-  size_t n = strlen(l->root);
-  if (n > 0 && strncmp(path, l->root, n) == 0 && path[n] == '/')
+  size_t n = strlen(root);
+  if (n > 0 && strncmp(path, root, n) == 0 && path[n] == '/')
     return path + n + 1;
   return path;
+}
+
+const char *lanes_display_path(const struct lanes *l, const char *path)
+{
+  return lanes_relative(l->root, path);
 }

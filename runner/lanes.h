@@ -86,6 +86,10 @@ const struct workload *lanes_find_workload(const struct lanes *l,
 int lanes_select(struct lanes *l, const char *spec, struct lane *out, int max,
                  char *err, size_t errlen);
 
+/* path relative to root when it lies below it, else path itself (a
+ * pointer into path). */
+const char *lanes_relative(const char *root, const char *path);
+
 /* path relative to the root when it lies below it, else path itself. */
 const char *lanes_display_path(const struct lanes *l, const char *path);
 

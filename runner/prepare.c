@@ -122,8 +122,7 @@ static int listed(struct runtime *const *seen, int n, const struct runtime *r)
   return 0;
 }
 
-/* The distinct runtimes of the selected lanes, in lane order. */
-static int used_runtimes(const struct lane *sel, int n, struct runtime **out)
+int prepare_used_runtimes(const struct lane *sel, int n, struct runtime **out)
 {
   int count = 0;
   for (int i = 0; i < n; i++) {
@@ -138,7 +137,7 @@ static int used_runtimes(const struct lane *sel, int n, struct runtime **out)
 void prepare_runtimes(const struct lane *sel, int n, FILE *log)
 {
   struct runtime *used[LANES_MAX_RUNTIMES];
-  int count = used_runtimes(sel, n, used);
+  int count = prepare_used_runtimes(sel, n, used);
 
   for (int i = 0; i < count; i++) {
     struct runtime *r = used[i];
@@ -272,7 +271,7 @@ int prepare_packages(const struct lane *sel, int n, struct prepare_package *out,
                      FILE *log)
 {
   struct runtime *used[LANES_MAX_RUNTIMES];
-  int count = used_runtimes(sel, n, used), filled = 0;
+  int count = prepare_used_runtimes(sel, n, used), filled = 0;
 
   for (int i = 0; i < count; i++) {
     struct runtime *r = used[i];

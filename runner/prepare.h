@@ -21,6 +21,10 @@ struct prepare_package {
   uint64_t wall_ns;
 };
 
+/* The distinct runtimes of the selected lanes, in lane order, into out
+ * (room for LANES_MAX_RUNTIMES). Returns how many. */
+int prepare_used_runtimes(const struct lane *sel, int n, struct runtime **out);
+
 /* Prepares every runtime that a selected lane uses, once each. A runtime
  * whose toolchain is missing (a program not found, its version command
  * failing) gets available = 0 and why_unavailable; one whose build fails,

@@ -87,16 +87,13 @@ void record_provenance(const char *root, struct evidence_provenance *p)
 int record_add_matrix(struct evidence_provenance *p, const char *path,
                       const char *root, char *err, size_t errlen)
 {
-  size_t n = strlen(root);
-  const char *shown = path, *slash;
+  const char *shown = lanes_relative(root, path), *slash;
 
   if (p->nmatrix >= EVIDENCE_MAX_MATRIX) {
     snprintf(err, errlen, "too many matrix files");
     return -1;
   }
-  if (n > 0 && strncmp(path, root, n) == 0 && path[n] == '/')
-    shown = path + n + 1;
-  else if (path[0] == '/' && (slash = strrchr(path, '/')) != NULL)
+  if (shown == path && path[0] == '/' && (slash = strrchr(path, '/')) != NULL)
     shown = slash + 1; /* outside the repository: its name only */
   snprintf(p->matrix[p->nmatrix].file, sizeof(p->matrix[0].file), "%s",
            shown);

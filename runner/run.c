@@ -161,30 +161,13 @@ static void mark_lanes(struct evidence_lane *lanes, const struct lane *sel,
   }
 }
 
-static int collect_runtimes(const struct lane *sel, int n,
-                            const struct runtime **out)
-{
-  int count = 0;
-  for (int i = 0; i < n; i++) {
-    const struct runtime *rt[2] = {sel[i].client, sel[i].server};
-    for (int k = 0; k < 2; k++) {
-      int seen = 0;
-      for (int j = 0; j < count; j++)
-        seen |= out[j] == rt[k];
-      if (!seen)
-        out[count++] = rt[k];
-    }
-  }
-  return count;
-}
-
 int run_lanes(const struct cli_options *o, struct lanes *l,
               const char *crossrun_path, FILE *out, FILE *errf)
 {
   struct evidence_run run;
   struct evidence_lane *lanes = NULL;
   struct lane *sel = NULL;
-  const struct runtime *used[LANES_MAX_RUNTIMES];
+  struct runtime *used[LANES_MAX_RUNTIMES];
   struct prepare_package *packages = NULL;
   int *order = NULL, nrunnable = 0, total, done = 0, rc = RUN_EXIT_OK;
   int npackages = 0, lanes_total = 0, recording = o->command == CLI_RECORD;
@@ -243,8 +226,8 @@ int run_lanes(const struct cli_options *o, struct lanes *l,
   run.crossrun_path = crossrun_path;
   run.lanes = lanes;
   run.nlanes = n;
-  run.runtimes = used;
-  run.nruntimes = collect_runtimes(sel, n, used);
+  run.runtimes = (const struct runtime *const *)used;
+  run.nruntimes = prepare_used_runtimes(sel, n, used);
   run.packages = packages;
   run.npackages = npackages;
   run.packages_skipped = o->no_packages;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "runner/pipe_watch.h"
 #include "runner/verdict.h"
 
 #define STDOUT_SERVER_LIMIT 4096
@@ -141,22 +142,6 @@ static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
     close_pipe((uv_pipe_t *)stream, is_out ? &p->out_open : &p->err_open);
 }
 
-static int open_pipe(struct sample_exec *x, struct peer *p, uv_pipe_t *pipe,
-                     int fd, int *open)
-{
-  int rc = uv_pipe_init(&x->loop, pipe, 0);
-  if (rc == 0)
-    rc = uv_pipe_open(pipe, fd);
-  if (rc != 0) {
-    if (uv_is_active((uv_handle_t *)pipe) || pipe->loop == &x->loop)
-      uv_close((uv_handle_t *)pipe, NULL);
-    return rc;
-  }
-  pipe->data = p;
-  *open = 1;
-  return uv_read_start((uv_stream_t *)pipe, on_alloc, on_read);
-}
-
 static void record_argv(struct peer_report *rep, const char *const *argv)
 {
   rep->argc = 0;
@@ -187,8 +172,12 @@ static int start_peer(struct sample_exec *x, struct peer *p,
   p->rep->started = 1;
   p->rep->pid = p->proc.pid;
   p->rep->spawner_peak_rss_bytes = p->proc.spawner_peak_rss_bytes;
-  if (open_pipe(x, p, &p->out_pipe, p->proc.stdout_fd, &p->out_open) != 0 ||
-      open_pipe(x, p, &p->err_pipe, p->proc.stderr_fd, &p->err_open) != 0) {
+  /* Both descriptors are handed over, whatever becomes of the first. */
+  rc = pipe_watch(&x->loop, &p->out_pipe, p->proc.stdout_fd, p, on_alloc,
+                  on_read, &p->out_open);
+  if (pipe_watch(&x->loop, &p->err_pipe, p->proc.stderr_fd, p, on_alloc,
+                 on_read, &p->err_open) != 0 ||
+      rc != 0) {
     /* Without its pipes the peer cannot be judged: stop it. */
     x->spawn_failed = 1;
     snprintf(x->spawn_msg, sizeof(x->spawn_msg),

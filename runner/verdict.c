@@ -7,8 +7,8 @@
 /* Exit status that the peer contract reserves for "not supported". */
 #define EXIT_UNSUPPORTED 127
 
-/* The first line of a peer's stderr that names a rejection of SPEC.md
- * section 6, or NULL. */
+/* 1 when a peer's stderr names a rejection of SPEC.md section 6, with its
+ * first line copied into line; else 0. */
 static int names_rejection(const struct peer_report *p, char *line,
                            size_t len)
 {
