@@ -162,6 +162,58 @@ static void test_every_lane(void)
   json_object_put(doc);
 }
 
+/* Packages that differ on every packing, and a packing that fails. */
+static void test_packages(void)
+{
+  char out[600], m[2048];
+  const char *args[] = {"quick", "--matrix", NULL, "--lanes",
+                        "drift-drift,nopack-nopack", "--out", out, NULL};
+  json_object *doc;
+  char *text;
+  int rc;
+
+  snprintf(m, sizeof(m),
+           "runtimes:\n"
+           "  drift:\n"
+           "    client: [%s, client, ok]\n"
+           "    server: [%s, server, ok]\n"
+           "    package:\n"
+           "      command: [sh, -c, 'head -c 64 /dev/urandom >\"$0/r\" && "
+           "tar -czf \"$0/drift.tgz\" -C \"$0\" r', '{out}']\n"
+           "      artifact: '*.tgz'\n"
+           "  nopack:\n"
+           "    client: [%s, client, ok]\n"
+           "    server: [%s, server, ok]\n"
+           "    package:\n"
+           "      command: [sh, -c, 'echo no disk left >&2; exit 4']\n"
+           "      artifact: '*.tgz'\n",
+           fixture, fixture, fixture, fixture);
+  args[2] = write_matrix("pack.yaml", m);
+  snprintf(out, sizeof(out), "%s/pack.json", dir);
+  rc = run("pack", args, tap_timeout_s(120));
+  text = slurp("pack.out");
+  TAP_OK(rc == 0 && strstr(text, "no: a second pack differs") &&
+             strstr(text, "| nopack | failed: package command"),
+         "the package table says which packing is not reproducible and "
+         "which failed (exit %d)", rc);
+  free(text);
+  doc = json_object_from_file(out);
+  if (doc == NULL)
+    return;
+  TAP_OK(!json_object_get_boolean(
+             json_at(doc, "runtimes.drift.package.reproducible")) &&
+             json_at(doc, "runtimes.drift.package.reproducible") &&
+             strcmp(json_str_at(doc, "runtimes.drift.package.sha256"),
+                    json_str_at(doc, "runtimes.drift.package.repack_sha256")),
+         "two packings with different bytes: reproducible false, both "
+         "hashes kept");
+  TAP_OK(strstr(json_str_at(doc, "runtimes.nopack.package.error"),
+                "exited with 4: no disk left") != NULL,
+         "a failed packing is recorded with its reason: %s",
+         json_str_at(doc, "runtimes.nopack.package.error"));
+  json_object_put(doc);
+}
+
 static void test_unavailable_and_broken(void)
 {
   char out[600], m[4096];
@@ -334,6 +386,7 @@ int main(void)
   test_usage_errors();
   test_every_lane();
   test_unavailable_and_broken();
+  test_packages();
   test_interrupt();
   test_interrupt_build();
   snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
