@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int tap_count;
 static int tap_failed;
@@ -61,6 +62,18 @@ static inline double tap_timeout_s(double base)
   const char *m = getenv("CROSSRUN_TEST_TIMEOUT_MULTIPLIER");
   double k = m ? atof(m) : 1.0;
   return base * (k > 0 ? k : 1.0);
+}
+
+/* Makes a fresh folder "crossrun-test-XXXXXX" under $TMPDIR (or /tmp) into
+ * buf, so that tests/run can give every run a TMPDIR of its own and find
+ * what a test left there. Returns buf, or NULL with errno set. */
+static inline char *tap_mkdtemp(char *buf, size_t len)
+{
+  const char *base = getenv("TMPDIR");
+
+  snprintf(buf, len, "%s/crossrun-test-XXXXXX",
+           base && *base ? base : "/tmp");
+  return mkdtemp(buf);
 }
 
 #endif

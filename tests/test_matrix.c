@@ -10,7 +10,7 @@
 #include "runner/matrix.h"
 #include "tests/tap.h"
 
-static char dir[] = "/tmp/crossrun-test-XXXXXX";
+static char dir[512];
 
 static const char *write_file(const char *name, const char *text, size_t len)
 {
@@ -297,7 +297,7 @@ int main(void)
 {
   char cmd[128];
 
-  if (mkdtemp(dir) == NULL) {
+  if (tap_mkdtemp(dir, sizeof dir) == NULL) {
     TAP_OK(0, "temporary directory");
     return tap_done();
   }

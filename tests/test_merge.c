@@ -23,7 +23,7 @@
   "5f2b0c6a4e1d3c7b9a8f6e5d4c3b2a1908f7e6d5c4b3a29180f7e6d5c4b3a291"
 #define MAX_FILES 8
 
-static char dir[] = "/tmp/crossrun-test-XXXXXX";
+static char dir[512];
 static json_object *base; /* the quick run, its passed lanes only */
 static const char *lane0; /* the name of base's first lane */
 static int nlanes;
@@ -1166,7 +1166,7 @@ int main(void)
 {
   char cmd[600];
 
-  if (mkdtemp(dir) == NULL) {
+  if (tap_mkdtemp(dir, sizeof dir) == NULL) {
     TAP_OK(0, "mkdtemp %s", dir);
     return tap_done();
   }

@@ -19,7 +19,7 @@
 
 #define SECRET "planted-secret-7f3a9c"
 
-static char tmp[] = "/tmp/crossrun-test-XXXXXX";
+static char tmp[512];
 static char repo[600], fixture[1024], home[700];
 
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -344,7 +344,7 @@ int main(void)
   const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
   char cwd[512], crossrun[1024];
 
-  if (getcwd(cwd, sizeof(cwd)) == NULL || mkdtemp(tmp) == NULL)
+  if (getcwd(cwd, sizeof(cwd)) == NULL || tap_mkdtemp(tmp, sizeof tmp) == NULL)
     return 1;
   snprintf(crossrun, sizeof(crossrun), "%s/%s/crossrun", cwd, build);
   snprintf(fixture, sizeof(fixture), "%s/%s/tests/fixture", cwd, build);

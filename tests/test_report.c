@@ -39,7 +39,7 @@ extern char **environ;
   "wrong_sequence <script>alert(\"m\")</script> & 'q' \x01\x07\x1b[31m "       \
   "\xff\xfe ]]> end"
 
-static char dir[] = "/tmp/crossrun-test-XXXXXX";
+static char dir[512];
 static char build[512], crossrun[1024], outdir[1024];
 
 static void sleep_ms(long ms)
@@ -1229,7 +1229,7 @@ int main(void)
   snprintf(crossrun, sizeof(crossrun), "%s/crossrun", build);
   snprintf(outdir, sizeof(outdir), "%s/test-output", build);
   mkdir(outdir, 0755);
-  if (mkdtemp(dir) == NULL) {
+  if (tap_mkdtemp(dir, sizeof dir) == NULL) {
     TAP_OK(0, "mkdtemp: %s", strerror(errno));
     return tap_done();
   }

@@ -312,14 +312,14 @@ static void test_interrupt(void)
 
 static void test_crossrun_quick(void)
 {
-  char dir[] = "/tmp/crossrun-test-XXXXXX", out[256], cmd[2048], *text;
+  char dir[512], out[768], cmd[2048], *text;
   const char *forbidden[] = {"/tmp/", "/root", "/home/", "/work/"};
   json_object *doc;
   FILE *f;
   long size;
   int status;
 
-  if (mkdtemp(dir) == NULL)
+  if (tap_mkdtemp(dir, sizeof dir) == NULL)
     return;
   snprintf(out, sizeof(out), "%s/evidence.json", dir);
   snprintf(cmd, sizeof(cmd),

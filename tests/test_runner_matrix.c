@@ -20,7 +20,7 @@
 
 extern char **environ;
 
-static char dir[] = "/tmp/crossrun-test-XXXXXX";
+static char dir[512];
 static char crossrun[1024], fixture[1024], root[1024];
 
 static void sleep_ms(long ms)
@@ -377,7 +377,7 @@ int main(void)
   const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
   char cwd[900], cmd[700];
 
-  if (getcwd(cwd, sizeof(cwd)) == NULL || mkdtemp(dir) == NULL)
+  if (getcwd(cwd, sizeof(cwd)) == NULL || tap_mkdtemp(dir, sizeof dir) == NULL)
     return 1;
   snprintf(root, sizeof(root), "%s", getenv("CROSSRUN_ROOT") ?
            getenv("CROSSRUN_ROOT") : cwd);
