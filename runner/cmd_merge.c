@@ -61,18 +61,18 @@ static void usage(FILE *f)
         f);
 }
 
-static int usage_error(const char *fmt, const char *arg)
+static int usage_error(FILE *errf, const char *fmt, const char *arg)
 {
-  fputs("crossrun merge: ", stderr);
-  fprintf(stderr, fmt, arg);
-  fputs(" (see crossrun merge --help)\n", stderr);
+  fputs("crossrun merge: ", errf);
+  fprintf(errf, fmt, arg);
+  fputs(" (see crossrun merge --help)\n", errf);
   return RUN_EXIT_USAGE;
 }
 
 /* Splits a comma-separated list in place into items[0..max). Returns the
  * count, or -1 with a usage message printed. */
 static int split_list(const char *flag, char *list, const char **items, int max,
-                      int os_names)
+                      int os_names, FILE *errf)
 {
   int n = 0;
   char *item = list, *comma;
@@ -82,14 +82,14 @@ static int split_list(const char *flag, char *list, const char **items, int max,
     if (comma != NULL)
       *comma = '\0';
     if (*item == '\0' || n == max) {
-      usage_error(*item ? "%s: too many names"
+      usage_error(errf, *item ? "%s: too many names"
                         : "%s: an empty name in the "
                           "list",
                   flag);
       return -1;
     }
     if (os_names && merge_os_index(item) < 0) {
-      fprintf(stderr,
+      fprintf(errf,
               "crossrun merge: %s: unknown os '%s' (expected linux, macos or "
               "windows)\n",
               flag, item);
@@ -97,7 +97,7 @@ static int split_list(const char *flag, char *list, const char **items, int max,
     }
     for (int i = 0; i < n; i++)
       if (strcmp(items[i], item) == 0) {
-        fprintf(stderr, "crossrun merge: %s: '%s' given twice\n", flag, item);
+        fprintf(errf, "crossrun merge: %s: '%s' given twice\n", flag, item);
         return -1;
       }
     items[n++] = item;
@@ -146,7 +146,8 @@ static void merge_args_release(struct merge_args *a)
 
 /* Returns 0, 1 for --help (printed), or RUN_EXIT_USAGE (message
  * printed). */
-static int parse_args(int argc, char **argv, struct merge_args *a)
+static int parse_args(int argc, char **argv, struct merge_args *a,
+                      FILE *out, FILE *errf)
 {
   const char *require = NULL, *pinned = NULL, *v;
   int options_done = 0, missing = 0, n;
@@ -154,7 +155,7 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
   memset(a, 0, sizeof(*a));
   a->files = calloc((size_t)(argc > 0 ? argc : 1), sizeof(*a->files));
   if (a->files == NULL)
-    return usage_error("%s", "out of memory");
+    return usage_error(errf, "%s", "out of memory");
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     if (options_done || arg[0] != '-' || arg[1] == '\0') {
@@ -162,7 +163,7 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
     } else if (strcmp(arg, "--") == 0) {
       options_done = 1;
     } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-      usage(stdout);
+      usage(out);
       return 1;
     } else if (strcmp(arg, "--allow-rehearsal") == 0) {
       a->options.allow_rehearsal = 1;
@@ -172,34 +173,34 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
       pinned = v;
     } else if ((v = flag_value("--out", argc, argv, &i, &missing))) {
       if (*v == '\0')
-        return usage_error("%s: empty file name", "--out");
+        return usage_error(errf, "%s: empty file name", "--out");
       a->out = v;
     } else if (missing) {
-      return usage_error("%s needs a value", arg);
+      return usage_error(errf, "%s needs a value", arg);
     } else {
-      return usage_error("unknown option '%s'", arg);
+      return usage_error(errf, "unknown option '%s'", arg);
     }
   }
   if (a->out == NULL)
-    return usage_error("%s is required", "--out FILE");
+    return usage_error(errf, "%s is required", "--out FILE");
   if (a->nfiles == 0)
-    return usage_error("%s", "no evidence files given");
+    return usage_error(errf, "%s", "no evidence files given");
   if (a->nfiles > MERGE_MAX_INPUTS) {
-    fprintf(stderr, "crossrun merge: %d files, at most %d\n", a->nfiles,
+    fprintf(errf, "crossrun merge: %d files, at most %d\n", a->nfiles,
             MERGE_MAX_INPUTS);
     return RUN_EXIT_USAGE;
   }
   a->require_text = strdup(require ? require : "linux,macos,windows");
   a->pinned_text = pinned ? strdup(pinned) : NULL;
   if (a->require_text == NULL || (pinned && a->pinned_text == NULL))
-    return usage_error("%s", "out of memory");
-  n = split_list("--require", a->require_text, a->require, LIST_MAX, 1);
+    return usage_error(errf, "%s", "out of memory");
+  n = split_list("--require", a->require_text, a->require, LIST_MAX, 1, errf);
   if (n < 0)
     return RUN_EXIT_USAGE;
   a->options.require = a->require;
   a->options.nrequire = n;
   if (a->pinned_text != NULL) {
-    n = split_list("--pinned", a->pinned_text, a->pinned, LIST_MAX, 0);
+    n = split_list("--pinned", a->pinned_text, a->pinned, LIST_MAX, 0, errf);
     if (n < 0)
       return RUN_EXIT_USAGE;
     a->options.pinned = a->pinned;
@@ -208,7 +209,7 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
   return 0;
 }
 
-int cmd_merge(int argc, char **argv)
+int cmd_merge(int argc, char **argv, FILE *out, FILE *errf)
 {
   struct merge_problems problems = MERGE_PROBLEMS_INIT;
   struct merge_args a;
@@ -216,28 +217,28 @@ int cmd_merge(int argc, char **argv)
   char err[1024], summary[MERGE_LINE_MAX];
   int rc;
 
-  rc = parse_args(argc, argv, &a);
+  rc = parse_args(argc, argv, &a, out, errf);
   if (rc != 0) {
     merge_args_release(&a);
     return rc == 1 ? RUN_EXIT_OK : rc;
   }
   if (merge_files(&a.options, a.files, a.nfiles, &merged, &problems) != 0) {
     for (int i = 0; i < problems.count; i++)
-      fprintf(stderr, "crossrun merge: %s\n", problems.lines[i]);
+      fprintf(errf, "crossrun merge: %s\n", problems.lines[i]);
     if (problems.dropped > 0)
-      fprintf(stderr, "crossrun merge: %d more problems not shown\n",
+      fprintf(errf, "crossrun merge: %d more problems not shown\n",
               problems.dropped);
     rc = RUN_EXIT_FAILED;
   } else if (merge_write(merged, a.out, err, sizeof(err)) != 0) {
-    fprintf(stderr, "crossrun merge: %s\n", err);
+    fprintf(errf, "crossrun merge: %s\n", err);
     rc = RUN_EXIT_RUNNER;
   } else {
     merge_summary(merged, summary, sizeof(summary));
-    printf("crossrun merge: %s; written to %s\n", summary, a.out);
+    fprintf(out, "crossrun merge: %s; written to %s\n", summary, a.out);
     rc = RUN_EXIT_OK;
   }
-  fflush(stdout);
-  fflush(stderr);
+  fflush(out);
+  fflush(errf);
   json_object_put(merged);
   merge_problems_release(&problems);
   merge_args_release(&a);

@@ -43,26 +43,26 @@ static void usage(FILE *f)
         f);
 }
 
-static int usage_error(const char *fmt, const char *arg)
+static int usage_error(FILE *errf, const char *fmt, const char *arg)
 {
-  fputs("crossrun report: ", stderr);
-  fprintf(stderr, fmt, arg);
-  fputs(" (see crossrun report --help)\n", stderr);
+  fputs("crossrun report: ", errf);
+  fprintf(errf, fmt, arg);
+  fputs(" (see crossrun report --help)\n", errf);
   return RUN_EXIT_USAGE;
 }
 
 /* Writes kind to path through a temporary file and a rename, so a reader
  * never sees half a report; "-" is standard output. */
 static int write_output(const struct report *r, enum output_kind kind,
-                        const char *path)
+                        const char *path, FILE *out, FILE *errf)
 {
   char tmp[PATH_MAX_LEN + 16];
   FILE *f;
   int rc;
 
   if (strcmp(path, "-") == 0) {
-    if (renderers[kind](r, stdout) != 0) {
-      fprintf(stderr, "crossrun report: standard output: cannot write\n");
+    if (renderers[kind](r, out) != 0) {
+      fprintf(errf, "crossrun report: standard output: cannot write\n");
       return -1;
     }
     return 0;
@@ -70,7 +70,7 @@ static int write_output(const struct report *r, enum output_kind kind,
   snprintf(tmp, sizeof(tmp), "%s.partial", path);
   f = fopen(tmp, "wb");
   if (f == NULL) {
-    fprintf(stderr, "crossrun report: %s: cannot write: %s\n", path,
+    fprintf(errf, "crossrun report: %s: cannot write: %s\n", path,
             strerror(errno));
     return -1;
   }
@@ -84,20 +84,21 @@ static int write_output(const struct report *r, enum output_kind kind,
     uv_fs_req_cleanup(&req);
   }
   if (rc != 0) {
-    fprintf(stderr, "crossrun report: %s: cannot write\n", path);
+    fprintf(errf, "crossrun report: %s: cannot write\n", path);
     remove(tmp);
     return -1;
   }
   return 0;
 }
 
-static int append_step_summary(const struct report *r, const char *path)
+static int append_step_summary(const struct report *r, const char *path,
+                               FILE *errf)
 {
   FILE *f = fopen(path, "ab");
   int rc;
 
   if (f == NULL) {
-    fprintf(stderr,
+    fprintf(errf,
             "crossrun report: %s (GITHUB_STEP_SUMMARY): cannot "
             "append: %s\n",
             path, strerror(errno));
@@ -105,7 +106,7 @@ static int append_step_summary(const struct report *r, const char *path)
   }
   rc = report_markdown(r, f);
   if (fclose(f) != 0 || rc != 0) {
-    fprintf(stderr,
+    fprintf(errf,
             "crossrun report: %s (GITHUB_STEP_SUMMARY): cannot "
             "append\n",
             path);
@@ -114,7 +115,7 @@ static int append_step_summary(const struct report *r, const char *path)
   return 0;
 }
 
-int cmd_report(int argc, char **argv)
+int cmd_report(int argc, char **argv, FILE *out, FILE *errf)
 {
   const char *outputs[OUT_COUNT] = {NULL, NULL, NULL};
   const char *file = NULL, *summary;
@@ -127,7 +128,7 @@ int cmd_report(int argc, char **argv)
     int kind = -1;
 
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-      usage(stdout);
+      usage(out);
       return RUN_EXIT_OK;
     }
     for (int k = 0; k < OUT_COUNT; k++) {
@@ -140,50 +141,52 @@ int cmd_report(int argc, char **argv)
     }
     if (kind < 0) {
       if (arg[0] == '-' && arg[1] != '\0')
-        return usage_error("unknown option '%s'", arg);
+        return usage_error(errf, "unknown option '%s'", arg);
       if (file != NULL)
-        return usage_error("unexpected argument '%s'", arg);
+        return usage_error(errf, "unexpected argument '%s'", arg);
       if (strcmp(arg, "-") == 0)
-        return usage_error("%s: give the evidence as a file", arg);
+        return usage_error(errf, "%s: give the evidence as a file", arg);
       file = arg;
       continue;
     }
     if (value == NULL) {
       if (i + 1 >= argc)
-        return usage_error("%s needs a file ('-': standard output)",
+        return usage_error(errf, "%s needs a file ('-': standard output)",
                            option_names[kind]);
       value = argv[++i];
     }
     if (value[0] == '\0')
-      return usage_error("%s needs a file ('-': standard output)",
+      return usage_error(errf, "%s needs a file ('-': standard output)",
                          option_names[kind]);
     if (outputs[kind] != NULL)
-      return usage_error("%s is given twice", option_names[kind]);
+      return usage_error(errf, "%s is given twice", option_names[kind]);
     if (strlen(value) >= PATH_MAX_LEN)
-      return usage_error("%s: the file name is too long", option_names[kind]);
+      return usage_error(errf, "%s: the file name is too long", option_names[kind]);
     if (strcmp(value, "-") == 0 && stdout_used++)
-      return usage_error("%s: only one output can go to standard output",
+      return usage_error(errf, "%s: only one output can go to standard output",
                          option_names[kind]);
     outputs[kind] = value;
     noutputs++;
   }
   if (file == NULL)
-    return usage_error("%s", "no evidence file given");
+    return usage_error(errf, "%s", "no evidence file given");
   if (noutputs == 0)
-    return usage_error("%s", "no output: give --markdown, --html or --junit");
+    return usage_error(errf, "%s", "no output: give --markdown, --html or --junit");
 
   if (report_load(&r, file, err, sizeof(err)) != 0) {
-    fprintf(stderr, "crossrun report: %s: %s\n", file, err);
+    fprintf(errf, "crossrun report: %s: %s\n", file, err);
     return RUN_EXIT_FAILED;
   }
   for (int k = 0; k < OUT_COUNT; k++)
     if (outputs[k] != NULL &&
-        write_output(&r, (enum output_kind)k, outputs[k]) != 0)
+        write_output(&r, (enum output_kind)k, outputs[k], out, errf) != 0)
       rc = RUN_EXIT_FAILED;
   summary = getenv("GITHUB_STEP_SUMMARY");
   if (summary != NULL && summary[0] != '\0' &&
-      append_step_summary(&r, summary) != 0)
+      append_step_summary(&r, summary, errf) != 0)
     rc = RUN_EXIT_FAILED;
   report_release(&r);
+  fflush(out);
+  fflush(errf);
   return rc;
 }

@@ -69,17 +69,19 @@ static int default_schema(char *out, size_t outlen)
   return 0;
 }
 
-static void print_errors(const char *file, const struct validate_errors *e)
+static void print_errors(const char *file, const struct validate_errors *e,
+                         FILE *out)
 {
   for (int i = 0; i < e->n; i++)
-    printf("%s: %s\n", file, e->messages[i]);
+    fprintf(out, "%s: %s\n", file, e->messages[i]);
   if (e->total > e->n)
-    printf("%s: ... and %d more problems not shown\n", file, e->total - e->n);
+    fprintf(out, "%s: ... and %d more problems not shown\n", file, e->total - e->n);
 }
 
 /* Reads and checks the schema. Returns 0 with it in *schema, or the exit
  * status (the reasons on stderr). */
-static int load_schema(const char *path, int given, json_object **schema)
+static int load_schema(const char *path, int given, json_object **schema,
+                       FILE *errf)
 {
   struct validate_errors e = VALIDATE_ERRORS_INIT;
   int status = given ? RUN_EXIT_USAGE : RUN_EXIT_RUNNER;
@@ -90,15 +92,15 @@ static int load_schema(const char *path, int given, json_object **schema)
   if (rc == 0 && *schema == NULL) {
     rc = 1;
     validate_errors_release(&e);
-    fprintf(stderr, "crossrun validate: schema %s: not a schema (null)\n",
+    fprintf(errf, "crossrun validate: schema %s: not a schema (null)\n",
             path);
   } else if (rc == 0 && validate_schema(*schema, &e) != 0) {
     rc = 1;
   }
   if (rc < 0)
-    fprintf(stderr, "crossrun validate: schema %s: %s\n", path, err);
+    fprintf(errf, "crossrun validate: schema %s: %s\n", path, err);
   for (int i = 0; i < e.n; i++)
-    fprintf(stderr, "crossrun validate: schema %s: %s\n", path, e.messages[i]);
+    fprintf(errf, "crossrun validate: schema %s: %s\n", path, e.messages[i]);
   validate_errors_release(&e);
   if (rc != 0) {
     json_object_put(*schema);
@@ -108,7 +110,7 @@ static int load_schema(const char *path, int given, json_object **schema)
   return 0;
 }
 
-int cmd_validate(int argc, char **argv)
+int cmd_validate(int argc, char **argv, FILE *out, FILE *errf)
 {
   const char *schema_path = NULL;
   char default_path[PATH_MAX_BYTES];
@@ -118,7 +120,7 @@ int cmd_validate(int argc, char **argv)
 
   files = calloc(argc > 0 ? (size_t)argc : 1, sizeof(*files));
   if (files == NULL) {
-    fprintf(stderr, "crossrun validate: out of memory\n");
+    fprintf(errf, "crossrun validate: out of memory\n");
     return RUN_EXIT_RUNNER;
   }
   for (int i = 1; i < argc; i++) {
@@ -128,7 +130,7 @@ int cmd_validate(int argc, char **argv)
     } else if (strcmp(a, "--") == 0) {
       only_files = 1;
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      usage(stdout);
+      usage(out);
       free(files);
       return RUN_EXIT_OK;
     } else if (strcmp(a, "--schema") == 0 && i + 1 < argc) {
@@ -136,7 +138,7 @@ int cmd_validate(int argc, char **argv)
     } else if (strncmp(a, "--schema=", 9) == 0 && a[9] != '\0') {
       schema_path = a + 9;
     } else {
-      fprintf(stderr,
+      fprintf(errf,
               "crossrun validate: %s '%s' (see crossrun validate "
               "--help)\n",
               strcmp(a, "--schema") == 0 ? "missing the path after"
@@ -147,21 +149,21 @@ int cmd_validate(int argc, char **argv)
     }
   }
   if (nfiles == 0) {
-    fprintf(stderr, "crossrun validate: no file given (usage: crossrun "
+    fprintf(errf, "crossrun validate: no file given (usage: crossrun "
                     "validate FILE... [--schema PATH])\n");
     free(files);
     return RUN_EXIT_USAGE;
   }
   if (schema_path == NULL) {
     if (default_schema(default_path, sizeof(default_path)) != 0) {
-      fprintf(stderr, "crossrun validate: cannot find its own executable "
+      fprintf(errf, "crossrun validate: cannot find its own executable "
                       "(give the schema with --schema PATH)\n");
       free(files);
       return RUN_EXIT_RUNNER;
     }
     schema_path = default_path;
   }
-  rc = load_schema(schema_path, schema_path != default_path, &schema);
+  rc = load_schema(schema_path, schema_path != default_path, &schema, errf);
   if (rc != 0) {
     free(files);
     return rc;
@@ -175,16 +177,17 @@ int cmd_validate(int argc, char **argv)
     if (rc == 0)
       rc = validate_document(schema, doc, &e);
     if (rc < 0 && e.total == 0)
-      printf("%s: %s\n", files[i], err);
+      fprintf(out, "%s: %s\n", files[i], err);
     else if (rc == 0)
-      printf("%s: valid\n", files[i]);
+      fprintf(out, "%s: valid\n", files[i]);
     else
-      print_errors(files[i], &e);
+      print_errors(files[i], &e, out);
     invalid += rc != 0;
     validate_errors_release(&e);
     json_object_put(doc);
   }
-  fflush(stdout);
+  fflush(out);
+  fflush(errf);
   json_object_put(schema);
   free(files);
   return invalid ? RUN_EXIT_FAILED : RUN_EXIT_OK;

@@ -1,16 +1,20 @@
 /* Subcommands that main dispatches to by name. Each takes the arguments
- * from its own name on (argv[0] is the command's name, e.g. "report") and
- * returns the process exit status. */
+ * from its own name on (argv[0] is the command's name, e.g. "report"),
+ * writes what it reports to out and its errors to err (the process's
+ * stdout and stderr, or a test's buffers), and returns the process exit
+ * status. */
 #ifndef CROSSRUN_RUNNER_COMMANDS_H
 #define CROSSRUN_RUNNER_COMMANDS_H
 
+#include <stdio.h>
+
 /* `crossrun report FILE [--markdown OUT] [--html OUT] [--junit OUT]`:
  * reads any evidence file and writes the reports asked for; the Markdown
- * is also appended to $GITHUB_STEP_SUMMARY when that is set. Returns 0, 1
- * when the evidence cannot be read or is invalid or an output cannot be
- * written (one line on stderr: "crossrun report: FILE: problem"), 2 for
- * bad usage. */
-int cmd_report(int argc, char **argv);
+ * is also appended to $GITHUB_STEP_SUMMARY when that is set; an OUT of "-"
+ * is out. Returns 0, 1 when the evidence cannot be read or is invalid or
+ * an output cannot be written (one line on err: "crossrun report: FILE:
+ * problem"), 2 for bad usage. */
+int cmd_report(int argc, char **argv, FILE *out, FILE *err);
 
 /* `crossrun merge [--require OSES] [--pinned RUNTIMES] [--allow-rehearsal]
  * --out FILE FILES...`: checks record evidence files (evidence/merge.h
@@ -18,20 +22,20 @@ int cmd_report(int argc, char **argv);
  * document to FILE atomically, printing a one-line summary. --require
  * defaults to linux,macos,windows; --pinned names the runtimes whose
  * toolchain_version must agree across OSes. Returns 0; 1 when refusing
- * (every problem on stderr, one line each: "crossrun merge: FILE: problem",
+ * (every problem on err, one line each: "crossrun merge: FILE: problem",
  * or "crossrun merge: problem" for one between files); 2 for bad usage (an
  * unknown option, no files, an unknown OS in --require, no --out); 3 when
  * FILE cannot be written. */
-int cmd_merge(int argc, char **argv);
+int cmd_merge(int argc, char **argv, FILE *out, FILE *err);
 
 /* `crossrun validate FILE... [--schema PATH]`: checks each evidence file
  * (quick, full, record or merged) against a JSON Schema, by default
  * evidence/schema.json in the repository above the executable's folder.
  * Prints "FILE: valid", or each problem as "FILE: at /json/pointer:
  * problem" ("FILE: not JSON: ... at byte N" for a file that does not
- * parse), on stdout. Returns 0 when every file is valid, 1 when any is
+ * parse), on out. Returns 0 when every file is valid, 1 when any is
  * invalid or unreadable, 2 for bad usage (an unknown option, no file, an
  * unusable --schema), 3 when the default schema is missing or unusable. */
-int cmd_validate(int argc, char **argv);
+int cmd_validate(int argc, char **argv, FILE *out, FILE *err);
 
 #endif

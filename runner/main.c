@@ -94,11 +94,11 @@ int main(int argc, char **argv)
   }
   /* Commands that read evidence files and run nothing. */
   if (strcmp(argv[1], "merge") == 0)
-    return cmd_merge(argc - 1, argv + 1);
+    return cmd_merge(argc - 1, argv + 1, stdout, stderr);
   if (strcmp(argv[1], "validate") == 0)
-    return cmd_validate(argc - 1, argv + 1);
+    return cmd_validate(argc - 1, argv + 1, stdout, stderr);
   if (strcmp(argv[1], "report") == 0)
-    return cmd_report(argc - 1, argv + 1);
+    return cmd_report(argc - 1, argv + 1, stdout, stderr);
   if (cli_parse(argc, argv, &o, err, sizeof(err)) != 0) {
     fprintf(stderr, "crossrun: %s\n", err);
     return RUN_EXIT_USAGE;

@@ -3,7 +3,6 @@
  * sample kept); the shards of one OS joined; a table of broken inputs,
  * each refused with its own message; one input with many problems, all
  * named; and the command line's exit statuses and output. */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -970,40 +969,25 @@ static void test_random_damage(void)
 static int run_cmd(const char *const *args, int nargs, char *out, size_t outlen,
                    char *err, size_t errlen)
 {
-  char *argv[16], files[2][512];
-  int saved[2], fd, rc;
+  char *argv[16], *text[2] = {NULL, NULL};
   char *bufs[2] = {out, err};
-  size_t lens[2] = {outlen, errlen};
+  size_t lens[2] = {outlen, errlen}, n[2] = {0, 0};
+  FILE *f[2];
+  int rc = -1;
 
   argv[0] = "merge";
   for (int i = 0; i < nargs && i < 14; i++)
     argv[i + 1] = (char *)args[i];
   argv[nargs + 1] = NULL;
-  in_dir(files[0], sizeof(files[0]), "cmd.stdout");
-  in_dir(files[1], sizeof(files[1]), "cmd.stderr");
-  fflush(stdout);
-  fflush(stderr);
+  f[0] = open_memstream(&text[0], &n[0]);
+  f[1] = open_memstream(&text[1], &n[1]);
+  if (f[0] != NULL && f[1] != NULL)
+    rc = cmd_merge(nargs + 1, argv, f[0], f[1]);
   for (int k = 0; k < 2; k++) {
-    saved[k] = dup(k + 1);
-    fd = open(files[k], O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    dup2(fd, k + 1);
-    close(fd);
-  }
-  rc = cmd_merge(nargs + 1, argv);
-  fflush(stdout);
-  fflush(stderr);
-  for (int k = 0; k < 2; k++) {
-    FILE *f;
-    size_t n = 0;
-    dup2(saved[k], k + 1);
-    close(saved[k]);
-    f = fopen(files[k], "rb");
-    if (f != NULL) {
-      n = fread(bufs[k], 1, lens[k] - 1, f);
-      fclose(f);
-    }
-    bufs[k][n] = '\0';
-    remove(files[k]);
+    if (f[k] != NULL)
+      fclose(f[k]);
+    snprintf(bufs[k], lens[k], "%s", text[k] ? text[k] : "");
+    free(text[k]);
   }
   return rc;
 }

@@ -847,37 +847,35 @@ static void test_junit(const char *merged, const char *quick)
 
 /* ---- the command ---- */
 
-/* cmd_report with stdout and stderr to files. */
+/* cmd_report with its output and errors in memory; *out and *err (when
+ * asked for) are the caller's to free. */
 static int report_cmd(const char *const *args, char **out, char **err)
 {
   const char *argv[16];
-  int argc = 0, rc, saved_out, saved_err, fo, fe;
+  char *text[2] = {NULL, NULL};
+  size_t len[2] = {0, 0};
+  FILE *f[2];
+  int argc = 0, rc = -1;
 
   argv[argc++] = "report";
   for (int i = 0; args[i] && argc < 15; i++)
     argv[argc++] = args[i];
   argv[argc] = NULL;
-  fflush(stdout);
-  fflush(stderr);
-  saved_out = dup(1);
-  saved_err = dup(2);
-  fo = open(in_dir("cmd.out"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  fe = open(in_dir("cmd.err"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  dup2(fo, 1);
-  dup2(fe, 2);
-  rc = cmd_report(argc, (char **)argv);
-  fflush(stdout);
-  fflush(stderr);
-  dup2(saved_out, 1);
-  dup2(saved_err, 2);
-  close(saved_out);
-  close(saved_err);
-  close(fo);
-  close(fe);
+  f[0] = open_memstream(&text[0], &len[0]);
+  f[1] = open_memstream(&text[1], &len[1]);
+  if (f[0] != NULL && f[1] != NULL)
+    rc = cmd_report(argc, (char **)argv, f[0], f[1]);
+  for (int k = 0; k < 2; k++)
+    if (f[k] != NULL)
+      fclose(f[k]);
   if (out)
-    *out = slurp(in_dir("cmd.out"), NULL);
+    *out = text[0];
+  else
+    free(text[0]);
   if (err)
-    *err = slurp(in_dir("cmd.err"), NULL);
+    *err = text[1];
+  else
+    free(text[1]);
   return rc;
 }
 

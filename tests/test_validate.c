@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <fcntl.h>
 #include <uv.h>
 
 #include "evidence/validate.h"
@@ -614,7 +613,7 @@ static void test_files(void)
 {
   struct validate_errors e = VALIDATE_ERRORS_INIT;
   char path[600], err[512] = "", *text, *deep;
-  size_t len;
+  size_t len = 0;
   int rc;
 
   snprintf(path, sizeof(path), "%s/quick.json", dir);
@@ -884,47 +883,30 @@ static void test_semantics(void)
 
 /* ---- crossrun validate ---- */
 
-/* Runs cmd_validate with stdout and stderr in files; returns its status
- * and what it printed on stdout in out. */
+/* Runs cmd_validate with its output in memory; returns its status and
+ * what it printed on out (then on err, after "[stderr] ") in out. */
 static int command(const char *const *args, int nargs, char *out, size_t outlen)
 {
-  char *argv[16], path[600], errpath[600], *text;
-  int saved_out, saved_err, fd, efd, rc;
+  char *argv[16], *text = NULL, *etext = NULL;
+  size_t len = 0, elen = 0;
+  FILE *f = open_memstream(&text, &len), *ef = open_memstream(&etext, &elen);
+  int rc = -1;
 
   argv[0] = "validate";
   for (int i = 0; i < nargs && i < 14; i++)
     argv[i + 1] = (char *)args[i];
   argv[nargs + 1] = NULL;
-  snprintf(path, sizeof(path), "%s/command.out", dir);
-  snprintf(errpath, sizeof(errpath), "%s/command.err", dir);
-  fflush(stdout);
-  fflush(stderr);
-  saved_out = dup(1);
-  saved_err = dup(2);
-  fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  efd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  if (saved_out < 0 || saved_err < 0 || fd < 0 || efd < 0)
-    return -1;
-  dup2(fd, 1);
-  dup2(efd, 2);
-  rc = cmd_validate(nargs + 1, argv);
-  fflush(stdout);
-  fflush(stderr);
-  dup2(saved_out, 1);
-  dup2(saved_err, 2);
-  close(fd);
-  close(efd);
-  close(saved_out);
-  close(saved_err);
-  text = read_text(path, NULL);
+  if (f != NULL && ef != NULL)
+    rc = cmd_validate(nargs + 1, argv, f, ef);
+  if (f != NULL)
+    fclose(f);
+  if (ef != NULL)
+    fclose(ef);
   snprintf(out, outlen, "%s", text ? text : "");
+  if (etext != NULL && etext[0] != '\0')
+    snprintf(out + strlen(out), outlen - strlen(out), "[stderr] %s", etext);
   free(text);
-  text = read_text(errpath, NULL);
-  if (text != NULL && text[0] != '\0')
-    snprintf(out + strlen(out), outlen - strlen(out), "[stderr] %s", text);
-  free(text);
-  remove(path);
-  remove(errpath);
+  free(etext);
   return rc;
 }
 
