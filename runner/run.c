@@ -65,16 +65,15 @@ static void utc_now(char *out, size_t len)
 }
 
 static void progress_line(FILE *f, const struct evidence_lane *lane,
-                          const struct evidence_sample *es, int done,
-                          int total, int samples, uint64_t started_ns)
+                          const struct evidence_sample *es, int done, int total,
+                          int samples, uint64_t started_ns)
 {
   const struct sample_result *r = &es->result;
   double elapsed_s = (double)(uv_hrtime() - started_ns) / 1e9;
   double eta_s = done > 0 ? elapsed_s / done * (total - done) : 0;
 
   fprintf(f, "[%*d/%d] %-14s round %d/%d  %-7s", total >= 100 ? 3 : 2, done,
-          total, lane->name, es->round, samples,
-          sample_status_name(r->status));
+          total, lane->name, es->round, samples, sample_status_name(r->status));
   if (r->status == SAMPLE_PASSED && r->have_result && r->result.round_trips)
     fprintf(f, "  %8.1f ns/rt",
             (double)r->result.elapsed_ns / (double)r->result.round_trips);
@@ -161,178 +160,260 @@ static void mark_lanes(struct evidence_lane *lanes, const struct lane *sel,
   }
 }
 
-int run_lanes(const struct cli_options *o, struct lanes *l,
-              const char *crossrun_path, FILE *out, FILE *errf)
-{
+/* What one run holds between its steps. */
+struct run_state {
+  const struct cli_options *o;
+  struct lanes *l;
+  const char *crossrun_path;
+  FILE *out, *errf;
   struct evidence_run run;
-  struct evidence_lane *lanes = NULL;
-  struct lane *sel = NULL;
+  struct evidence_lane *lanes;
+  struct lane *sel;
+  int n, lanes_total;
   struct runtime *used[LANES_MAX_RUNTIMES];
-  struct prepare_package *packages = NULL;
-  int *order = NULL, nrunnable = 0, total, done = 0, rc = RUN_EXIT_OK;
-  int npackages = 0, lanes_total = 0, recording = o->command == CLI_RECORD;
-  struct evidence_provenance *prov = NULL;
-  struct expect *expect = NULL;
+  struct prepare_package *packages;
+  int npackages;
+  int *order, nrunnable;
+  struct evidence_provenance *prov;
+  struct expect *expect;
   char out_path[LANES_PATH_MAX + 128];
-  int progress = o->progress >= 0 ? o->progress : uv_guess_handle(2) ==
-                                                       UV_TTY;
-  void (*old_int)(int), (*old_term)(int);
-  uint64_t started_ns = uv_hrtime();
-  char err[512];
-  int n;
+  int recording, progress;
+  uint64_t started_ns;
+};
 
-  n = select_lanes(o, l, &lanes, &sel, &lanes_total, errf);
-  if (n < 0) {
-    rc = n == -2 ? RUN_EXIT_USAGE : RUN_EXIT_RUNNER;
-    if (n == -1)
-      fprintf(errf, "crossrun: out of memory\n");
-    goto out;
-  }
-  order = calloc((size_t)n, sizeof(*order));
-  packages = calloc(LANES_MAX_RUNTIMES, sizeof(*packages));
-  if (order == NULL || packages == NULL) {
-    fprintf(errf, "crossrun: out of memory\n");
-    rc = RUN_EXIT_RUNNER;
-    goto out;
-  }
-  snprintf(out_path, sizeof(out_path), "%s", o->out);
-  if (recording) {
-    rc = record_setup(o, l, &prov, &expect, errf);
-    if (rc != RUN_EXIT_OK)
-      goto out;
-  }
-  stop_signal = 0;
-  old_int = signal(SIGINT, on_stop_signal);
-  old_term = signal(SIGTERM, on_stop_signal);
-  command_set_stop(&stop_signal);
+/* The lanes, the buffers and, for a record, its provenance. Returns a
+ * RUN_EXIT_* status. */
+static int run_setup(struct run_state *st)
+{
+  int n = select_lanes(st->o, st->l, &st->lanes, &st->sel, &st->lanes_total,
+                       st->errf);
 
-  prepare_runtimes(sel, n, progress ? errf : NULL);
-  mark_lanes(lanes, sel, n);
-  if (!o->no_packages && !stop_signal)
-    npackages = prepare_packages(sel, n, packages, progress ? errf : NULL);
+  if (n == -2)
+    return RUN_EXIT_USAGE;
+  st->n = n > 0 ? n : 0;
+  if (n > 0) {
+    st->order = calloc((size_t)n, sizeof(*st->order));
+    st->packages = calloc(LANES_MAX_RUNTIMES, sizeof(*st->packages));
+  }
+  if (n < 0 || st->order == NULL || st->packages == NULL) {
+    fprintf(st->errf, "crossrun: out of memory\n");
+    return RUN_EXIT_RUNNER;
+  }
+  snprintf(st->out_path, sizeof(st->out_path), "%s", st->o->out);
+  if (st->recording)
+    return record_setup(st->o, st->l, &st->prov, &st->expect, st->errf);
+  return RUN_EXIT_OK;
+}
 
-  memset(&run, 0, sizeof(run));
-  run.tool_version = TOOL_VERSION;
-  run.mode = o->command == CLI_QUICK ? "quick" : recording ? "record"
-                                                            : "full";
-  run.performance_claims = o->command != CLI_QUICK;
-  run.workload_name = o->workload_name;
-  run.workload = o->workload;
-  run.samples_per_lane = o->samples;
-  run.seed = o->seed_given ? o->seed : (uint64_t)time(NULL) ^ uv_hrtime();
-  run.host = o->host;
-  run.limits = o->limits;
-  run.root = l->root;
-  run.crossrun_path = crossrun_path;
-  run.lanes = lanes;
-  run.nlanes = n;
-  run.runtimes = (const struct runtime *const *)used;
-  run.nruntimes = prepare_used_runtimes(sel, n, used);
-  run.packages = packages;
-  run.npackages = npackages;
-  run.packages_skipped = o->no_packages;
-  run.matrix_files[0] = "matrix.yaml";
-  run.nmatrix = 1;
+/* The runtimes built, the lanes that cannot run marked, the packages
+ * measured. */
+static void run_prepare(struct run_state *st)
+{
+  FILE *progress = st->progress ? st->errf : NULL;
+
+  prepare_runtimes(st->sel, st->n, progress);
+  mark_lanes(st->lanes, st->sel, st->n);
+  if (!st->o->no_packages && !stop_signal)
+    st->npackages = prepare_packages(st->sel, st->n, st->packages, progress);
+}
+
+/* The run as the evidence describes it, before its first sample. */
+static void run_describe(struct run_state *st)
+{
+  const struct cli_options *o = st->o;
+  struct evidence_run *run = &st->run;
+
+  memset(run, 0, sizeof(*run));
+  run->tool_version = TOOL_VERSION;
+  run->mode = o->command == CLI_QUICK ? "quick"
+              : st->recording         ? "record"
+                                      : "full";
+  run->performance_claims = o->command != CLI_QUICK;
+  run->workload_name = o->workload_name;
+  run->workload = o->workload;
+  run->samples_per_lane = o->samples;
+  run->seed = o->seed_given ? o->seed : (uint64_t)time(NULL) ^ uv_hrtime();
+  run->host = o->host;
+  run->limits = o->limits;
+  run->root = st->l->root;
+  run->crossrun_path = st->crossrun_path;
+  run->lanes = st->lanes;
+  run->nlanes = st->n;
+  run->runtimes = (const struct runtime *const *)st->used;
+  run->nruntimes = prepare_used_runtimes(st->sel, st->n, st->used);
+  run->packages = st->packages;
+  run->npackages = st->npackages;
+  run->packages_skipped = o->no_packages;
+  run->matrix_files[0] = "matrix.yaml";
+  run->nmatrix = 1;
   for (int i = 0; i < o->nmatrix && i < 8; i++)
-    run.matrix_files[run.nmatrix++] = lanes_display_path(l, o->matrix[i]);
-  run.incomplete_reason = "running";
-  run.provenance = prov;
-  run.shard_index = o->shard_index;
-  run.shard_count = o->shard_count;
-  run.lanes_total = lanes_total;
-  platform_machine_describe(&run.machine);
-  if (recording)
-    record_path(out_path, sizeof(out_path), o->output_directory,
-                "incomplete", &run.machine, o->shard_index, o->shard_count);
-  utc_now(run.started_at, sizeof(run.started_at));
-  for (int i = 0; i < n; i++)
-    if (lanes[i].unavailable_reason == NULL && lanes[i].error_reason == NULL)
-      order[nrunnable++] = i;
-  total = nrunnable * o->samples;
+    run->matrix_files[run->nmatrix++] = lanes_display_path(st->l, o->matrix[i]);
+  run->incomplete_reason = "running";
+  run->provenance = st->prov;
+  run->shard_index = o->shard_index;
+  run->shard_count = o->shard_count;
+  run->lanes_total = st->lanes_total;
+  platform_machine_describe(&run->machine);
+  if (st->recording)
+    record_path(st->out_path, sizeof(st->out_path), o->output_directory,
+                "incomplete", &run->machine, o->shard_index, o->shard_count);
+  utc_now(run->started_at, sizeof(run->started_at));
+}
 
+/* Sample `round` of lane `idx`, the k-th of its round. A record retries a
+ * failed sample once, alone: a lane that passes then is flaky, never
+ * passed. */
+static struct evidence_sample *run_sample(struct run_state *st, int idx,
+                                          int round, int k)
+{
+  struct evidence_lane *el = &st->lanes[idx];
+  const struct lane *ln = &st->sel[idx];
+  struct evidence_sample *es = &el->samples[el->nsamples];
+  struct sample_spec spec = {
+      el->name,
+      (const char *const *)ln->server->server.argv,
+      (const char *const *)ln->client->client.argv,
+      st->o->host,
+      st->o->workload,
+      st->o->limits,
+      &stop_signal,
+      ln->server->dir,
+      ln->client->dir,
+  };
+
+  es->round = round;
+  es->order = k + 1;
+  run_one(&spec, &es->result, el->name, st->errf);
+  if (st->recording && es->result.status != SAMPLE_PASSED && !stop_signal) {
+    es->first_attempt = es->result;
+    es->retried = 1;
+    if (st->progress)
+      fprintf(st->errf, "%s round %d failed (%s); retrying it once\n", el->name,
+              round,
+              es->result.failure_reason ? es->result.failure_reason : "error");
+    run_one(&spec, &es->result, el->name, st->errf);
+  }
+  el->nsamples++;
+  return es;
+}
+
+/* Every round, each in its own shuffled order, the evidence rewritten
+ * after every sample. Returns a RUN_EXIT_* status. */
+static int run_rounds(struct run_state *st)
+{
+  const struct cli_options *o = st->o;
+  int total, done = 0, rc = RUN_EXIT_OK;
+  char err[512];
+
+  for (int i = 0; i < st->n; i++)
+    if (st->lanes[i].unavailable_reason == NULL &&
+        st->lanes[i].error_reason == NULL)
+      st->order[st->nrunnable++] = i;
+  total = st->nrunnable * o->samples;
   for (int round = 1; round <= o->samples && !stop_signal; round++) {
-    shuffle(order, nrunnable, run.seed, round);
-    for (int k = 0; k < nrunnable && !stop_signal; k++) {
-      struct evidence_lane *el = &lanes[order[k]];
-      const struct lane *ln = &sel[order[k]];
-      struct evidence_sample *es = &el->samples[el->nsamples];
-      struct sample_spec spec = {
-          el->name,
-          (const char *const *)ln->server->server.argv,
-          (const char *const *)ln->client->client.argv,
-          o->host,
-          o->workload,
-          o->limits,
-          &stop_signal,
-          ln->server->dir,
-          ln->client->dir,
-      };
-      es->round = round;
-      es->order = k + 1;
-      run_one(&spec, &es->result, el->name, errf);
-      /* A record retries a failed sample once, alone: a lane that passes
-       * then is flaky, never passed. */
-      if (recording && es->result.status != SAMPLE_PASSED && !stop_signal) {
-        es->first_attempt = es->result;
-        es->retried = 1;
-        if (progress)
-          fprintf(errf, "%s round %d failed (%s); retrying it once\n",
-                  el->name, round, es->result.failure_reason
-                                       ? es->result.failure_reason
-                                       : "error");
-        run_one(&spec, &es->result, el->name, errf);
-      }
-      el->nsamples++;
+    shuffle(st->order, st->nrunnable, st->run.seed, round);
+    for (int k = 0; k < st->nrunnable && !stop_signal; k++) {
+      int idx = st->order[k];
+      struct evidence_sample *es = run_sample(st, idx, round, k);
+
       done++;
-      if (progress)
-        progress_line(errf, el, es, done, total, o->samples, started_ns);
-      if (evidence_write(&run, out_path, err, sizeof(err)) != 0) {
-        fprintf(errf, "crossrun: %s\n", err);
+      if (st->progress)
+        progress_line(st->errf, &st->lanes[idx], es, done, total, o->samples,
+                      st->started_ns);
+      if (evidence_write(&st->run, st->out_path, err, sizeof(err)) != 0) {
+        fprintf(st->errf, "crossrun: %s\n", err);
         rc = RUN_EXIT_RUNNER;
         stop_signal = SIGTERM;
       }
     }
   }
-  signal(SIGINT, old_int);
-  signal(SIGTERM, old_term);
-  command_set_stop(NULL);
+  return rc;
+}
 
-  run.complete = !stop_signal;
-  run.incomplete_reason = stop_signal ? "interrupted" : NULL;
-  if (recording && rc == RUN_EXIT_OK) {
-    rc = record_finish(o, &run, expect, out_path, sizeof(out_path), out, errf);
-  } else {
-    if (rc == RUN_EXIT_OK &&
-        evidence_write(&run, out_path, err, sizeof(err))) {
-      fprintf(errf, "crossrun: %s\n", err);
-      rc = RUN_EXIT_RUNNER;
-    }
-    summary_print(out, &run);
-    if (rc == RUN_EXIT_OK) {
-      if (stop_signal)
-        rc = RUN_EXIT_INTERRUPTED;
-      else if (!summary_all_passed(&run))
-        rc = RUN_EXIT_FAILED;
-    }
-    fprintf(out, "evidence: %s%s\n", out_path,
-            stop_signal ? " (incomplete: interrupted)" : "");
+/* The last evidence, the summary and the exit status; rc is the status so
+ * far. */
+static int run_finish(struct run_state *st, int rc)
+{
+  struct evidence_run *run = &st->run;
+  char err[512];
+
+  run->complete = !stop_signal;
+  run->incomplete_reason = stop_signal ? "interrupted" : NULL;
+  if (st->recording && rc == RUN_EXIT_OK)
+    return record_finish(st->o, run, st->expect, st->out_path,
+                         sizeof(st->out_path), st->out, st->errf);
+  if (rc == RUN_EXIT_OK &&
+      evidence_write(run, st->out_path, err, sizeof(err))) {
+    fprintf(st->errf, "crossrun: %s\n", err);
+    rc = RUN_EXIT_RUNNER;
   }
-out:
-  for (int i = 0; lanes != NULL && i < n; i++) {
-    for (int s = 0; s < lanes[i].nsamples; s++) {
-      sample_result_release(&lanes[i].samples[s].result);
-      if (lanes[i].samples[s].retried)
-        sample_result_release(&lanes[i].samples[s].first_attempt);
-    }
-    free(lanes[i].samples);
+  summary_print(st->out, run);
+  if (rc == RUN_EXIT_OK) {
+    if (stop_signal)
+      rc = RUN_EXIT_INTERRUPTED;
+    else if (!summary_all_passed(run))
+      rc = RUN_EXIT_FAILED;
   }
-  free(prov);
-  free(expect);
-  for (int i = 0; i < npackages; i++)
-    prepare_package_release(&packages[i]);
-  free(packages);
-  free(lanes);
-  free(sel);
-  free(order);
+  fprintf(st->out, "evidence: %s%s\n", st->out_path,
+          stop_signal ? " (incomplete: interrupted)" : "");
+  return rc;
+}
+
+static void run_release(struct run_state *st)
+{
+  for (int i = 0; st->lanes != NULL && i < st->n; i++) {
+    struct evidence_lane *el = &st->lanes[i];
+    for (int s = 0; s < el->nsamples; s++) {
+      sample_result_release(&el->samples[s].result);
+      if (el->samples[s].retried)
+        sample_result_release(&el->samples[s].first_attempt);
+    }
+    free(el->samples);
+  }
+  free(st->prov);
+  free(st->expect);
+  for (int i = 0; i < st->npackages; i++)
+    prepare_package_release(&st->packages[i]);
+  free(st->packages);
+  free(st->lanes);
+  free(st->sel);
+  free(st->order);
+}
+
+int run_lanes(const struct cli_options *o, struct lanes *l,
+              const char *crossrun_path, FILE *out, FILE *errf)
+{
+  struct run_state *st = calloc(1, sizeof(*st));
+  void (*old_int)(int), (*old_term)(int);
+  int rc;
+
+  if (st == NULL) {
+    fprintf(errf, "crossrun: out of memory\n");
+    return RUN_EXIT_RUNNER;
+  }
+  st->o = o;
+  st->l = l;
+  st->crossrun_path = crossrun_path;
+  st->out = out;
+  st->errf = errf;
+  st->recording = o->command == CLI_RECORD;
+  st->progress = o->progress >= 0 ? o->progress : uv_guess_handle(2) == UV_TTY;
+  st->started_ns = uv_hrtime();
+  rc = run_setup(st);
+  if (rc == RUN_EXIT_OK) {
+    stop_signal = 0;
+    old_int = signal(SIGINT, on_stop_signal);
+    old_term = signal(SIGTERM, on_stop_signal);
+    command_set_stop(&stop_signal);
+    run_prepare(st);
+    run_describe(st);
+    rc = run_rounds(st);
+    signal(SIGINT, old_int);
+    signal(SIGTERM, old_term);
+    command_set_stop(NULL);
+    rc = run_finish(st, rc);
+  }
+  run_release(st);
+  free(st);
   return rc;
 }
