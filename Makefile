@@ -14,7 +14,7 @@ else
   PLATFORM := linux
 endif
 
-PKGS := libuv yaml-0.1 json-c libarchive openssl
+PKGS := libuv yaml-0.1 json-c libarchive openssl libpcre2-8
 # Missing dependencies are installed by ci/deps before anything is built, so
 # a fresh machine needs only `make quick` and `make test`.
 DEPS_OK := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)

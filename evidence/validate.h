@@ -1,11 +1,11 @@
 /* A validator for the subset of JSON Schema (draft 2020-12) that
  * evidence/schema.json uses, on json-c. SCHEMA.md lists the subset: type,
  * properties, required, additionalProperties, items, enum, const, minimum,
- * maximum, minLength, maxLength, pattern (anchors, literals, '.', classes,
- * \d \w \s, quantifiers; no groups or alternation), $defs, $ref
- * "#/$defs/NAME", oneOf, and the annotations description, title, $comment,
- * $schema and $id. A keyword outside it makes the schema unusable rather
- * than being ignored.
+ * maximum, minLength, maxLength, pattern (ECMA-262 regular expressions as
+ * PCRE2 compiles them, not anchored, matched within PCRE2's limits), $defs,
+ * $ref "#/$defs/NAME", oneOf, and the annotations description, title,
+ * $comment, $schema and $id. A keyword outside it makes the schema unusable
+ * rather than being ignored.
  *
  * Where it is stricter than the standard: "integer" is json-c's integer
  * type only (1.0 is a number, not an integer); a document nested deeper
@@ -27,6 +27,12 @@
 #define VALIDATE_MAX_FILE_BYTES (256u * 1024u * 1024u)
 /* Longest message kept; longer ones are cut with "...". */
 #define VALIDATE_MESSAGE_MAX 1024
+/* PCRE2's limits on one match of a pattern against one string (its match
+ * limit, depth limit and heap limit in KiB): a few milliseconds of work.
+ * A match that reaches one fails. */
+#define VALIDATE_PATTERN_MATCH_LIMIT 100000
+#define VALIDATE_PATTERN_DEPTH_LIMIT 10000
+#define VALIDATE_PATTERN_HEAP_KIB 16384
 
 /* The problems found in one document, in the order found. Each message is
  * "at /json/pointer: problem" ("at (root): ..." for the whole document),

@@ -1,9 +1,9 @@
 /* What the schema's own check (evidence/validate_schema.c) and the
  * evaluation of a document (evidence/validate_document.c) share: the error
  * list every message goes to, the context they walk with (the JSON pointer
- * of where they are, the step and depth budget, compiled patterns), the
- * two ways they report, and the checks every document gets whatever its
- * schema says. */
+ * of where they are, the step and depth budget, PCRE2's match limits), the
+ * two ways they report, the schema's patterns, and the checks every
+ * document gets whatever its schema says. */
 #include "evidence/validate_ctx.h"
 
 #include <math.h>
@@ -79,9 +79,10 @@ void validate_errors_addf(struct validate_errors *e, const char *fmt, ...)
 
 void validate_ctx_release(struct validate_ctx *c)
 {
-  for (int i = 0; i < c->ncache; i++)
-    pattern_release(&c->cache[i].p);
-  c->ncache = 0;
+  pcre2_match_data_free(c->match_data);
+  pcre2_match_context_free(c->match_context);
+  c->match_data = NULL;
+  c->match_context = NULL;
 }
 
 /* Appends "/seg" (escaped per RFC 6901) to the pointer; returns the length
@@ -215,6 +216,88 @@ void validate_ctx_scan(struct validate_ctx *c, json_object *v, int level)
     validate_ctx_scan(c, child, level + 1);
     validate_ctx_pop(c, old);
   }
+}
+
+/* ---- patterns ---- */
+
+static void pattern_code_free(json_object *k, void *code)
+{
+  pcre2_code_free(code);
+}
+
+int validate_ctx_pattern_compile(json_object *k, char *err, size_t errlen)
+{
+  /* ECMA-262 as far as PCRE2 goes: '$' is the end of the string only (not
+   * before a final newline), '.' stops at \r as at \n, \uHHHH and
+   * \u{H...} are code points, and \C (one byte of a character) is refused.
+   * No PCRE2_UCP: \d and \w are ASCII, as in ECMA-262. */
+  uint32_t options = PCRE2_UTF | PCRE2_DOLLAR_ENDONLY |
+                     PCRE2_NEVER_BACKSLASH_C | PCRE2_ALT_BSUX;
+  pcre2_compile_context *cc;
+  pcre2_code *code;
+  PCRE2_UCHAR message[256];
+  PCRE2_SIZE offset = 0;
+  int code_err = 0;
+
+  if (json_object_get_userdata(k) != NULL)
+    return 0;
+  cc = pcre2_compile_context_create(NULL);
+  if (cc == NULL) {
+    snprintf(err, errlen, "out of memory compiling pattern '%s'",
+             json_object_get_string(k));
+    return -1;
+  }
+  pcre2_set_newline(cc, PCRE2_NEWLINE_ANYCRLF);
+#ifdef PCRE2_EXTRA_ALT_BSUX
+  pcre2_set_compile_extra_options(cc, PCRE2_EXTRA_ALT_BSUX);
+#endif
+  code = pcre2_compile((PCRE2_SPTR)json_object_get_string(k),
+                       (PCRE2_SIZE)json_object_get_string_len(k), options,
+                       &code_err, &offset, cc);
+  pcre2_compile_context_free(cc);
+  if (code == NULL) {
+    pcre2_get_error_message(code_err, message, sizeof(message));
+    snprintf(err, errlen, "pattern '%s' does not compile: %s at offset %zu",
+             json_object_get_string(k), (const char *)message, (size_t)offset);
+    return -1;
+  }
+  json_object_set_userdata(k, code, pattern_code_free);
+  return 0;
+}
+
+int validate_ctx_pattern_match(struct validate_ctx *c, json_object *k,
+                               const char *s, size_t len, char *err,
+                               size_t errlen)
+{
+  PCRE2_UCHAR message[256];
+  int rc;
+
+  if (validate_ctx_pattern_compile(k, err, errlen) != 0)
+    return -1;
+  if (c->match_context == NULL) {
+    c->match_context = pcre2_match_context_create(NULL);
+    if (c->match_context != NULL) {
+      pcre2_set_match_limit(c->match_context, VALIDATE_PATTERN_MATCH_LIMIT);
+      pcre2_set_depth_limit(c->match_context, VALIDATE_PATTERN_DEPTH_LIMIT);
+      pcre2_set_heap_limit(c->match_context, VALIDATE_PATTERN_HEAP_KIB);
+    }
+  }
+  /* Where the match is does not matter: one pair of offsets is enough. */
+  if (c->match_data == NULL)
+    c->match_data = pcre2_match_data_create(1, NULL);
+  if (c->match_context == NULL || c->match_data == NULL) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  rc = pcre2_match(json_object_get_userdata(k), (PCRE2_SPTR)s, (PCRE2_SIZE)len,
+                   0, 0, c->match_data, c->match_context);
+  if (rc >= 0) /* 0: matched, with more groups than offsets kept */
+    return 1;
+  if (rc == PCRE2_ERROR_NOMATCH)
+    return 0;
+  pcre2_get_error_message(rc, message, sizeof(message));
+  snprintf(err, errlen, "%s", (const char *)message);
+  return -1;
 }
 
 /* The schema "#/$defs/NAME" names, or NULL. */

@@ -7,12 +7,14 @@
 
 #include <stddef.h>
 #include <json-c/json.h>
+#ifndef PCRE2_CODE_UNIT_WIDTH
+#define PCRE2_CODE_UNIT_WIDTH 8 /* patterns and strings are UTF-8 */
+#endif
+#include <pcre2.h>
 
-#include "evidence/pattern.h"
 #include "evidence/validate.h"
 
 #define VALIDATE_POINTER_MAX 2048 /* bytes of the JSON pointer kept */
-#define VALIDATE_PATTERN_CACHE 32 /* compiled patterns kept per evaluation */
 
 /* ---- error lists (struct validate_errors, evidence/validate.h) ---- */
 
@@ -31,11 +33,6 @@ void validate_errors_move(struct validate_errors *to,
 
 /* ---- the walk ---- */
 
-struct validate_cached_pattern {
-  json_object *source; /* the schema's pattern string */
-  struct pattern p;
-};
-
 /* One check of a schema or evaluation of a document. Zeroed (calloc) is
  * its empty state; root and out are set by the caller and stay the
  * caller's. */
@@ -50,11 +47,12 @@ struct validate_ctx {
   long long max_steps;
   int aborted; /* the schema cannot be evaluated any further */
   long long nodes;
-  struct validate_cached_pattern cache[VALIDATE_PATTERN_CACHE];
-  int ncache;
+  /* PCRE2's limits and its match data, made by the first match. */
+  pcre2_match_context *match_context;
+  pcre2_match_data *match_data;
 };
 
-/* Frees the compiled patterns c holds; c itself is the caller's. */
+/* Frees what c's matches allocated; c itself is the caller's. */
 void validate_ctx_release(struct validate_ctx *c);
 
 /* Appends "/seg" (escaped per RFC 6901) to c's pointer and returns the
@@ -81,6 +79,26 @@ void validate_ctx_abort(struct validate_ctx *c, const char *fmt, ...);
  * levels, finite numbers, 64-bit integers json-c did not clamp, UTF-8
  * strings and keys. Adds the nodes it visits to c->nodes. */
 void validate_ctx_scan(struct validate_ctx *c, json_object *v, int level);
+
+/* ---- patterns ---- */
+
+/* Compiles the schema's pattern string k with PCRE2 (UTF mode, '$' only at
+ * the very end as in ECMA-262, not anchored) unless it was compiled
+ * before: the compiled form stays with k (json-c userdata, freed with k),
+ * so a schema's patterns are compiled once however many documents it
+ * checks. A schema so marked cannot be copied with json_object_deep_copy.
+ * Returns 0, or -1 with "pattern 'SRC' does not compile: <PCRE2's message>
+ * at offset N" in err. */
+int validate_ctx_pattern_compile(json_object *k, char *err, size_t errlen);
+
+/* Looks for a match of the pattern k anywhere in s (len bytes of valid
+ * UTF-8), within PCRE2 match and depth limits that keep any pattern on any
+ * string fast. Returns 1 when it matches, 0 when it does not, or -1 when
+ * it cannot tell (the pattern does not compile, the limit was hit, memory
+ * ran out: why in err); the caller counts -1 as a failed match. */
+int validate_ctx_pattern_match(struct validate_ctx *c, json_object *k,
+                               const char *s, size_t len, char *err,
+                               size_t errlen);
 
 /* The schema that ref ("#/$defs/NAME") names in c->root, or NULL. The
  * result belongs to c->root. */

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence/pattern.h"
 #include "evidence/validate_ctx.h"
 #include "evidence/validate_value.h"
 
@@ -131,33 +130,20 @@ static void check_string(struct validate_ctx *c, json_object *s, json_object *v)
                           "%zu characters, more than the maximum length %lld",
                           chars, (long long)json_object_get_int64(k));
   }
-  if (json_object_object_get_ex(s, "pattern", &k)) {
-    struct pattern *p = NULL, local;
-    char err[256];
-    for (int i = 0; i < c->ncache; i++)
-      if (c->cache[i].source == k)
-        p = &c->cache[i].p;
-    if (p == NULL) {
-      if (pattern_compile(json_object_get_string(k),
-                          (size_t)json_object_get_string_len(k), &local, err,
-                          sizeof(err)) != 0) {
-        validate_ctx_abort(c, "unsupported pattern: %s", err);
-        return;
-      }
-      if (c->ncache < VALIDATE_PATTERN_CACHE) {
-        c->cache[c->ncache].source = k;
-        c->cache[c->ncache].p = local;
-        p = &c->cache[c->ncache++].p;
-      } else {
-        p = &local;
-      }
-    }
-    if (!pattern_match(p, str, len))
+  if (json_object_object_get_ex(s, "pattern", &k) &&
+      validate_value_utf8_error(str, len) < 0) {
+    char why[VALIDATE_MESSAGE_MAX];
+    int rc = validate_ctx_pattern_match(c, k, str, len, why, sizeof(why));
+    if (rc == 0)
       validate_ctx_report(c, "%s does not match the pattern %s",
                           validate_value_show(v, shown, sizeof(shown)),
                           json_object_get_string(k));
-    if (p == &local)
-      pattern_release(&local);
+    else if (rc < 0)
+      validate_ctx_report(c,
+                          "%s does not match the pattern %s: matching it "
+                          "stopped (%s)",
+                          validate_value_show(v, shown, sizeof(shown)),
+                          json_object_get_string(k), why);
   }
 }
 

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence/pattern.h"
 #include "evidence/validate_ctx.h"
 #include "evidence/validate_value.h"
 
@@ -71,7 +70,7 @@ static void schema_check_type(struct validate_ctx *c, json_object *v)
 static void schema_check_keyword(struct validate_ctx *c, const char *key,
                                  json_object *v, int level, int root)
 {
-  char err[256];
+  char err[VALIDATE_MESSAGE_MAX];
 
   if (strcmp(key, "type") == 0) {
     schema_check_type(c, v);
@@ -139,16 +138,10 @@ static void schema_check_keyword(struct validate_ctx *c, const char *key,
     if (!is_count(v))
       validate_ctx_report(c, "'%s' must be an integer, 0 or more", key);
   } else if (strcmp(key, "pattern") == 0) {
-    struct pattern p;
-    if (!json_object_is_type(v, json_type_string)) {
+    if (!json_object_is_type(v, json_type_string))
       validate_ctx_report(c, "'pattern' must be a string");
-    } else if (pattern_compile(json_object_get_string(v),
-                               (size_t)json_object_get_string_len(v), &p, err,
-                               sizeof(err)) != 0) {
-      validate_ctx_report(c, "unsupported pattern: %s", err);
-    } else {
-      pattern_release(&p);
-    }
+    else if (validate_ctx_pattern_compile(v, err, sizeof(err)) != 0)
+      validate_ctx_report(c, "%s", err);
   } else if (strcmp(key, "$ref") == 0) {
     if (!json_object_is_type(v, json_type_string))
       validate_ctx_report(c, "'$ref' must be a string");
