@@ -45,26 +45,47 @@ static void read_package(struct report_reader *rd, json_object *o,
   p->reproducible = rep ? json_object_get_boolean(rep) : -1;
 }
 
+/* Member key of doc (at where): an object of at most max members, each
+ * read into an element of size bytes. Returns the object, with *array the
+ * zeroed elements (owned by the report), *n their count and w the path of
+ * the object; NULL when it is absent or reading failed. */
+static json_object *read_members(struct report_reader *rd, json_object *doc,
+                                 const char *where, const char *key,
+                                 int required, int max, size_t size,
+                                 void **array, int *n, char *w)
+{
+  json_object *all =
+      report_reader_get(rd, doc, where, key, json_type_object, required);
+
+  *array = NULL;
+  *n = 0;
+  if (all == NULL)
+    return NULL;
+  *n = json_object_object_length(all);
+  if (*n > max) {
+    report_reader_fail(rd, "'%s' has %d %s, more than %d", where, *n, key, max);
+    return NULL;
+  }
+  *array = report_reader_own_array(rd, (size_t)*n, size);
+  if (rd->failed)
+    return NULL;
+  report_reader_join(w, where, key);
+  return all;
+}
+
 static void read_runtimes(struct report_reader *rd, json_object *doc,
                           const char *where, struct report_platform *p)
 {
-  json_object *all =
-      report_reader_get(rd, doc, where, "runtimes", json_type_object, 0);
   char w[REPORT_WHERE_MAX], rw[REPORT_WHERE_MAX];
   int n, i = 0, skipped = 0;
+  void *array;
+  json_object *all =
+      read_members(rd, doc, where, "runtimes", 0, REPORT_MAX_RUNTIMES,
+                   sizeof(*p->runtimes), &array, &n, w);
 
   if (all == NULL)
     return;
-  n = json_object_object_length(all);
-  if (n > REPORT_MAX_RUNTIMES) {
-    report_reader_fail(rd, "'%s' has %d runtimes, more than %d", where, n,
-                       REPORT_MAX_RUNTIMES);
-    return;
-  }
-  p->runtimes = report_reader_own_array(rd, (size_t)n, sizeof(*p->runtimes));
-  if (rd->failed)
-    return;
-  report_reader_join(w, where, "runtimes");
+  p->runtimes = array;
   json_object_object_foreach(all, key, val)
   {
     struct report_runtime *rt = &p->runtimes[i];
@@ -97,24 +118,16 @@ static void read_runtimes(struct report_reader *rd, json_object *doc,
 static void read_comparisons(struct report_reader *rd, json_object *doc,
                              const char *where, struct report_platform *p)
 {
-  json_object *all =
-      report_reader_get(rd, doc, where, "comparisons", json_type_object, 0);
   char w[REPORT_WHERE_MAX], cw[REPORT_WHERE_MAX];
   int n, i = 0;
+  void *array;
+  json_object *all =
+      read_members(rd, doc, where, "comparisons", 0, REPORT_MAX_COMPARISONS,
+                   sizeof(*p->comparisons), &array, &n, w);
 
   if (all == NULL)
     return;
-  n = json_object_object_length(all);
-  if (n > REPORT_MAX_COMPARISONS) {
-    report_reader_fail(rd, "'%s' has %d comparisons, more than %d", where, n,
-                       REPORT_MAX_COMPARISONS);
-    return;
-  }
-  p->comparisons =
-      report_reader_own_array(rd, (size_t)n, sizeof(*p->comparisons));
-  if (rd->failed)
-    return;
-  report_reader_join(w, where, "comparisons");
+  p->comparisons = array;
   json_object_object_foreach(all, key, val)
   {
     struct report_comparison *c = &p->comparisons[i];
@@ -170,6 +183,7 @@ static void read_platform(struct report_reader *rd, json_object *doc,
   char w[REPORT_WHERE_MAX], lw[REPORT_WHERE_MAX];
   int64_t n64;
   int n, i = 0;
+  void *array;
 
   if (!json_object_is_type(doc, json_type_object)) {
     report_reader_fail(rd, "'%s' is %s, expected an object", where,
@@ -235,19 +249,11 @@ static void read_platform(struct report_reader *rd, json_object *doc,
 
   read_runtimes(rd, doc, where, p);
 
-  lanes = report_reader_get(rd, doc, where, "lanes", json_type_object, 1);
-  if (rd->failed)
+  lanes = read_members(rd, doc, where, "lanes", 1, REPORT_MAX_LANES,
+                       sizeof(*p->lanes), &array, &n, w);
+  if (lanes == NULL)
     return;
-  n = json_object_object_length(lanes);
-  if (n > REPORT_MAX_LANES) {
-    report_reader_fail(rd, "'%s' has %d lanes, more than %d", where, n,
-                       REPORT_MAX_LANES);
-    return;
-  }
-  p->lanes = report_reader_own_array(rd, (size_t)n, sizeof(*p->lanes));
-  if (rd->failed)
-    return;
-  report_reader_join(w, where, "lanes");
+  p->lanes = array;
   json_object_object_foreach(lanes, key, val)
   {
     if (rd->failed || i >= n)
