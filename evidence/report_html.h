@@ -1,15 +1,16 @@
-/* What the files of the HTML renderer (evidence/report_html*.c) share, not
- * for other callers; report_html itself is in evidence/report.h. Every
- * function writes to f and keeps nothing; strings from the evidence are
- * escaped on the way out. */
+/* What the files of the HTML sink (evidence/report_sink_html.c,
+ * evidence/report_html_*.c) share, not for other callers; report_html
+ * itself is in evidence/report.h. Every function writes to f and keeps
+ * nothing; strings from the evidence are escaped on the way out. */
 #ifndef CROSSRUN_EVIDENCE_REPORT_HTML_H
 #define CROSSRUN_EVIDENCE_REPORT_HTML_H
 
 #include <stdio.h>
 
 #include "evidence/report.h"
+#include "evidence/report_sink.h"
 
-/* ---- the page's helpers (evidence/report_html.c) ---- */
+/* ---- the page's helpers (evidence/report_sink_html.c) ---- */
 
 /* Writes s as HTML text (report_xml_text on one line); NULL writes
  * nothing. */
@@ -59,9 +60,15 @@ void report_html_bar_chart(FILE *f, const struct report *r, const char *title,
  * page. Writes nothing when p has no lanes. */
 void report_html_heat_map(FILE *f, const struct report_platform *p, int pos);
 
-/* ---- a platform (evidence/report_html_platform.c) ---- */
+/* ---- the sink's charts and blocks (evidence/report_html_blocks.c) ---- */
 
-/* The section of platform i of r (its anchor is "p<i>"). */
-void report_html_platform_section(FILE *f, const struct report *r, int i);
+/* The sink's chart operation: a card with a legend and the bars of c, or
+ * for a heat map the platform's map with its machine and toolchains
+ * beside it. */
+void report_html_chart(struct report_sink *s, const struct report_chart *c);
+
+/* The sink's packages operation: the packages of platform (-1: every
+ * platform), a row a runtime that declares one. */
+void report_html_packages(struct report_sink *s, int platform);
 
 #endif

@@ -1,5 +1,5 @@
-/* The text helpers every renderer uses (evidence/report_markdown.c,
- * report_html.c, report_junit.c): UTF-8 read and written one character at
+/* The text helpers every renderer uses (evidence/report_sink_markdown.c,
+ * report_sink_html.c, report_junit.c): UTF-8 read and written one character at
  * a time, HTML/XML escaping, and figures with their units. In a file of
  * their own so that no renderer depends on another. */
 #include "evidence/report_text.h"
