@@ -90,28 +90,41 @@ void sanitize_init(struct sanitize *s, const char *root)
 
 /* An absolute path left after the known folders were replaced (one the
  * runner did not know of: a system folder, another user's files) keeps
- * only its last component: "/opt/x/bin/node" becomes ".../node". */
-static void shorten_paths(char *text)
+ * only its last component: "/opt/x/bin/node" becomes ".../node". text
+ * holds size bytes. The result is written from a copy: "/a/b" becomes
+ * ".../b", longer than itself, so in place the writer would overtake the
+ * reader; what does not fit in size is cut. */
+static void shorten_paths(char *text, size_t size)
 {
-  char *r = text, *w = text;
+  size_t len = strlen(text), n = 0;
+  char *in = malloc(len + 1);
+  const char *r;
 
-  while (*r != '\0') {
-    int at_token = r == text || strchr(" \t\n'\"(=:,[", r[-1]) != NULL;
+  if (in == NULL) {
+    text[0] = '\0'; /* unshortened, it could name a person's folders */
+    return;
+  }
+  memcpy(in, text, len + 1);
+  for (r = in; *r != '\0' && n + 1 < size;) {
+    int at_token = r == in || strchr(" \t\n'\"(=:,[", r[-1]) != NULL;
     if (*r == '/' && at_token && r[1] != '\0' && r[1] != ' ' && r[1] != '/') {
-      char *end = r + strcspn(r, " \t\n'\"),;]");
-      char *last = r;
-      for (char *p = r; p < end; p++)
+      const char *end = r + strcspn(r, " \t\n'\"),;]");
+      const char *last = r;
+      for (const char *p = r; p < end; p++)
         if (*p == '/')
           last = p;
       if (last != r) {
-        memcpy(w, "...", 3);
-        w += 3;
+        for (const char *m = "..."; *m != '\0' && n + 1 < size; m++)
+          text[n++] = *m;
         r = last;
+        if (n + 1 >= size)
+          break;
       }
     }
-    *w++ = *r++;
+    text[n++] = *r++;
   }
-  *w = '\0';
+  text[n] = '\0';
+  free(in);
 }
 
 void sanitize_utf8(char *text)
@@ -159,7 +172,7 @@ char *sanitize_text(const struct sanitize *s, const char *in, char *out,
       out[n++] = *in++;
   }
   out[n] = '\0';
-  shorten_paths(out);
+  shorten_paths(out, outlen);
   sanitize_utf8(out);
   return out;
 }

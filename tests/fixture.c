@@ -80,6 +80,9 @@ static const struct mode {
      "HELLO (client) or HELLO_ACK (server) with header version 2"},
     {"wrong-counts", FIXTURE_SERVER | FIXTURE_CLIENT, FAULT_WRONG_COUNTS,
      "BYE with requests + 1 (client), BYE_ACK with bytes_sent + 1 (server)"},
+    {"short-paths", FIXTURE_SERVER | FIXTURE_CLIENT, FAULT_SHORT_PATHS,
+     "a stderr line naming /a/b, /, // and /c/Users/x, then `READY /a/b` "
+     "and exit 1 (server) or, after a correct session, exit 3 (client)"},
 };
 
 /* ---- command line ---- */

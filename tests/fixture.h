@@ -35,8 +35,14 @@ enum fixture_fault {
   FAULT_OVERSIZED,
   FAULT_EARLY_EOF,
   FAULT_BAD_VERSION,
-  FAULT_WRONG_COUNTS
+  FAULT_WRONG_COUNTS,
+  FAULT_SHORT_PATHS
 };
+
+/* What short-paths prints on stderr: the absolute paths that are shortest
+ * or odd (MSYS's drive folders) for the evidence scrubber. */
+#define FIXTURE_SHORT_PATHS_LINE                                               \
+  "cannot open /a/b, / or // (see /c/Users/x and /c/x)"
 
 /* Roles, as bits of a mode's roles. */
 #define FIXTURE_SERVER 1

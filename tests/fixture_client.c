@@ -290,6 +290,9 @@ int fixture_run_client(struct fixture_args *a)
     break;
   case FAULT_EXIT3:
     return 3;
+  case FAULT_SHORT_PATHS:
+    fprintf(stderr, "%s: %s\n", fixture_prog, FIXTURE_SHORT_PATHS_LINE);
+    return 3;
   case FAULT_NO_RESULT:
     return 0;
   case FAULT_BAD_JSON:

@@ -278,6 +278,11 @@ int fixture_run_server(struct fixture_args *a)
     fixture_die(1, "listen: %s", strerror(errno));
   if (fixture_mode_fault == FAULT_NEVER_READY)
     fixture_sleep_forever();
+  if (fixture_mode_fault == FAULT_SHORT_PATHS) {
+    fprintf(stderr, "%s: %s\n", fixture_prog, FIXTURE_SHORT_PATHS_LINE);
+    printf("READY /a/b\n");
+    return 1;
+  }
   if (fixture_mode_fault == FAULT_ORPHAN) {
     pid_t pid = fork();
     if (pid < 0)

@@ -1,0 +1,157 @@
+/* The evidence scrubber's path shortening (evidence/sanitize.c) on what a
+ * hostile or merely unusual peer can print: short and degenerate absolute
+ * paths, MSYS-style drive paths, paths at the very end of the output
+ * buffer, and paths far longer than it. Run under ASan (make test
+ * SANITIZE=1), an overflow here is a failure, not a lucky pass. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evidence/sanitize.h"
+#include "tests/tap.h"
+
+static struct sanitize rules;
+
+/* sanitize_text into a buffer of exactly outlen bytes on the heap, so that
+ * ASan sees a write one past its end. Returns 1 when the result is what
+ * was expected (want NULL: only that it is terminated within outlen). */
+static int scrub_is(const char *in, size_t outlen, const char *want,
+                    char *got, size_t gotlen)
+{
+  char *out = malloc(outlen);
+  int ok;
+
+  if (out == NULL)
+    return 0;
+  memset(out, 'x', outlen);
+  sanitize_text(&rules, in, out, outlen);
+  ok = memchr(out, '\0', outlen) != NULL &&
+       (want == NULL || strcmp(out, want) == 0);
+  snprintf(got, gotlen, "%.*s", (int)strnlen(out, outlen), out);
+  free(out);
+  return ok;
+}
+
+static void test_short_paths(void)
+{
+  static const struct {
+    const char *in, *want;
+  } cases[] = {
+      {"/a/b", ".../b"},
+      {"cannot open /a/b", "cannot open .../b"},
+      {"READY /a/b", "READY .../b"},
+      {"/a/b /c/d /e/f", ".../b .../d .../f"},
+      {"/", "/"},
+      {"//", "//"},
+      {"///", "///"},
+      {"/ /", "/ /"},
+      {"/a", "/a"},
+      {"/a/", ".../"},
+      {"x=/a/b:/c/d", "x=.../d"}, /* a list is one path up to its end */
+      {"'/a/b'", "'.../b'"},
+      {"(/a/b)", "(.../b)"},
+      {"/c/Users/x", ".../x"},
+      {"/c/Users/ann/src/app.exe failed", ".../app.exe failed"},
+      {"/c/x", ".../x"},
+      {"/opt/tools/bin/node", ".../node"},
+      {"a/b/c stays", "a/b/c stays"},
+      {"ns/rt 1/2", "ns/rt 1/2"},
+  };
+  char got[256];
+
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    TAP_OK(scrub_is(cases[i].in, 256, cases[i].want, got, sizeof(got)),
+           "'%s' is scrubbed to '%s' (got '%s')", cases[i].in,
+           cases[i].want, got);
+}
+
+static void test_buffer_end(void)
+{
+  char got[256];
+
+  /* "/a/b" grows by one byte when shortened: the buffer holds the input
+   * exactly, not what it becomes. */
+  TAP_OK(scrub_is("/a/b", 5, ".../", got, sizeof(got)),
+         "a path that grows is cut at the buffer's end (got '%s')", got);
+  TAP_OK(scrub_is("xx /a/b", 8, "xx .../", got, sizeof(got)),
+         "a path at the buffer's end is cut there (got '%s')", got);
+  TAP_OK(scrub_is("/a/b/c/d/e/f/g/h", 4, "...", got, sizeof(got)),
+         "a buffer shorter than the marker holds what fits (got '%s')", got);
+  TAP_OK(scrub_is("/a/b", 1, "", got, sizeof(got)),
+         "a one-byte buffer holds the empty string (got '%s')", got);
+  TAP_OK(scrub_is("/a/b", 2, "/", got, sizeof(got)),
+         "a two-byte buffer holds one byte (got '%s')", got);
+  for (size_t len = 1; len <= 12; len++)
+    TAP_OK(scrub_is("/a/b /c/d", len, NULL, got, sizeof(got)),
+           "two short paths in %zu bytes stay in the buffer (got '%s')", len,
+           got);
+}
+
+static void test_long_paths(void)
+{
+  size_t n = 20000;
+  char *in = malloc(n + 1), *out = malloc(4096);
+  int ok = in != NULL && out != NULL;
+
+  /* "/a/a/a/.../a": many short components, cut by the buffer. */
+  if (ok) {
+    for (size_t i = 0; i < n; i += 2) {
+      in[i] = '/';
+      in[i + 1] = 'a';
+    }
+    in[n] = '\0';
+    sanitize_text(&rules, in, out, 4096);
+    ok = strcmp(out, ".../") == 0; /* cut at a '/' by the buffer */
+  }
+  TAP_OK(ok, "a path of 10000 short folders is cut, then shortened (got "
+             "'%.40s')", out ? out : "");
+
+  /* Many short paths in a row, each growing by one byte. */
+  ok = in != NULL && out != NULL;
+  if (ok) {
+    for (size_t i = 0; i + 5 <= n; i += 5)
+      memcpy(in + i, "/a/b ", 5);
+    in[n - n % 5] = '\0';
+    sanitize_text(&rules, in, out, 4096);
+    ok = strlen(out) == 4095 && strncmp(out, ".../b .../b ", 12) == 0;
+  }
+  TAP_OK(ok, "4000 short paths fill the buffer and stop at its end");
+
+  /* One component longer than the buffer. */
+  ok = in != NULL && out != NULL;
+  if (ok) {
+    in[0] = '/';
+    memset(in + 1, 'd', n - 3);
+    memcpy(in + n - 2, "/f", 3);
+    sanitize_text(&rules, in, out, 4096);
+    ok = strlen(out) == 4095 && strncmp(out, "/ddd", 4) == 0;
+  }
+  TAP_OK(ok, "a path longer than the buffer is cut at its end");
+  free(in);
+  free(out);
+}
+
+static void test_with_rules(void)
+{
+  char got[256];
+
+  /* Replacements come first; what they leave is shortened. */
+  sanitize_add(&rules, "/home/ann", "~");
+  sanitize_add(&rules, "/tmp/crossrun-1", "$TMPDIR");
+  TAP_OK(scrub_is("/home/ann/x and /tmp/crossrun-1/y and /a/b", 256,
+                  "~/x and $TMPDIR/y and .../b", got, sizeof(got)),
+         "known folders are replaced, other paths shortened (got '%s')", got);
+  TAP_OK(scrub_is("/home/ann", 4, "~", got, sizeof(got)),
+         "a replacement in a small buffer (got '%s')", got);
+  sanitize_release(&rules);
+}
+
+int main(void)
+{
+  memset(&rules, 0, sizeof(rules));
+  test_short_paths();
+  test_buffer_end();
+  test_long_paths();
+  test_with_rules();
+  return tap_done();
+}

@@ -1,0 +1,153 @@
+/* The evidence scrubber as a peer reaches it: a server whose stderr and
+ * READY line, and a client whose stderr, hold the shortest absolute paths
+ * ("/a/b", "/", "//") and MSYS-style ones ("/c/Users/x"): the fixture's
+ * short-paths mode. The run must end with its evidence written and each
+ * sample failed for its own reason, not with the coordinator crashed. */
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "tests/lib_json.h"
+#include "tests/tap.h"
+
+extern char **environ;
+
+static char dir[512], crossrun[1024], fixture[1024];
+
+/* Runs crossrun with args (stdout and stderr to dir/run.out), at most
+ * seconds. Its exit code, 128 + N for signal N, or -1 when it was killed at
+ * the deadline or did not start. */
+static int run(const char *const *args, double seconds)
+{
+  const char *argv[16];
+  char out[600];
+  posix_spawn_file_actions_t fa;
+  pid_t pid;
+  int n = 0, status;
+
+  argv[n++] = crossrun;
+  while (args[n - 1] != NULL && n < 15) {
+    argv[n] = args[n - 1];
+    n++;
+  }
+  argv[n] = NULL;
+  snprintf(out, sizeof(out), "%s/run.out", dir);
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  n = posix_spawn(&pid, crossrun, &fa, NULL, (char *const *)argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (n != 0)
+    return -1;
+  for (long waited = 0; waited < (long)(seconds * 1000); waited += 20) {
+    struct timespec t = {0, 20 * 1000000L};
+    if (waitpid(pid, &status, WNOHANG) == pid)
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    nanosleep(&t, NULL);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return -1;
+}
+
+/* The first sample of lane in doc, as "lanes.<lane>.samples.0.<what>". */
+static const char *sample_str(json_object *doc, const char *lane,
+                              const char *what)
+{
+  char path[256];
+  snprintf(path, sizeof(path), "lanes.%s.samples.0.%s", lane, what);
+  return json_str_at(doc, path);
+}
+
+static void test_short_paths_peers(void)
+{
+  char matrix[600], out[600];
+  const char *args[] = {"quick",   "--matrix",         matrix,
+                        "--lanes", "fx-sp,sp-fx",      "--no-packages",
+                        "--out",   out,                "--no-progress",
+                        NULL};
+  json_object *doc;
+  FILE *f;
+  int rc;
+
+  snprintf(matrix, sizeof(matrix), "%s/paths.yaml", dir);
+  snprintf(out, sizeof(out), "%s/paths.json", dir);
+  f = fopen(matrix, "w");
+  if (f == NULL) {
+    TAP_OK(0, "cannot write %s", matrix);
+    return;
+  }
+  fprintf(f,
+          "runtimes:\n"
+          "  sp:\n"
+          "    client: [%s, client, short-paths]\n"
+          "    server: [%s, server, short-paths]\n"
+          "  fx:\n"
+          "    client: [%s, client, ok]\n"
+          "    server: [%s, server, ok]\n",
+          fixture, fixture, fixture, fixture);
+  fclose(f);
+
+  rc = run(args, tap_timeout_s(120));
+  TAP_OK(rc == 1, "peers printing short paths fail the run, and it ends "
+                  "by itself (exit %d; 139 is the coordinator's SIGSEGV)",
+         rc);
+  doc = json_object_from_file(out);
+  if (!TAP_OK(doc != NULL, "the evidence is written"))
+    return;
+  TAP_OK(json_object_get_boolean(json_at(doc, "complete")),
+         "and complete");
+
+  /* fx-sp: the fx client against the short-paths server. */
+  TAP_OK(strcmp(sample_str(doc, "fx-sp", "failure.reason"),
+                "server_not_ready") == 0 &&
+             strcmp(sample_str(doc, "fx-sp", "failure.message"),
+                    "server printed 'READY .../b' instead of "
+                    "'READY <port>'") == 0,
+         "a READY line holding a path fails as server_not_ready, its path "
+         "shortened: %s: %s", sample_str(doc, "fx-sp", "failure.reason"),
+         sample_str(doc, "fx-sp", "failure.message"));
+  TAP_OK(strcmp(sample_str(doc, "fx-sp", "server.stderr.text"),
+                "fixture server: cannot open .../b, / or // "
+                "(see .../x and .../x)\n") == 0,
+         "the server's stderr is kept, every folder hidden: %s",
+         sample_str(doc, "fx-sp", "server.stderr.text"));
+
+  /* sp-fx: the short-paths client against the fx server. */
+  TAP_OK(strcmp(sample_str(doc, "sp-fx", "failure.reason"), "client_exit") ==
+                 0 &&
+             strcmp(sample_str(doc, "sp-fx", "failure.message"),
+                    "client exited with 3: fixture client: cannot open "
+                    ".../b, / or // (see .../x and .../x)") == 0,
+         "a client's stderr holding paths fails as its own exit: %s: %s",
+         sample_str(doc, "sp-fx", "failure.reason"),
+         sample_str(doc, "sp-fx", "failure.message"));
+  json_object_put(doc);
+}
+
+int main(void)
+{
+  const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+  const char *root = getenv("CROSSRUN_ROOT");
+  char cwd[900], cmd[700];
+
+  if (getcwd(cwd, sizeof(cwd)) == NULL || tap_mkdtemp(dir, sizeof dir) == NULL)
+    return 1;
+  snprintf(crossrun, sizeof(crossrun), "%s/%s/crossrun", root ? root : cwd,
+           build);
+  snprintf(fixture, sizeof(fixture), "%s/%s/tests/fixture", root ? root : cwd,
+           build);
+  test_short_paths_peers();
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+  if (system(cmd) != 0)
+    tap_diag("could not remove %s", dir);
+  return tap_done();
+}
