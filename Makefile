@@ -81,7 +81,7 @@ ifeq ($(PLATFORM),linux)
   TARGETS += $(BUILD)/tests/fixture
 endif
 
-.PHONY: all quick test bench clean style help c-lane baseline
+.PHONY: all quick test bench clean style check-style help c-lane baseline
 # Objects are kept between builds (no intermediate-file deletion).
 .SECONDARY:
 all: $(TARGETS)
@@ -135,8 +135,12 @@ test: all $(TESTS)
 bench: all
 	BUILD=$(BUILD) ./bench/run
 
+# The file lists, the tools and their pinned versions are in ci/style.sh.
 style:
-	clang-format -i $(wildcard */*.c */*.h lanes/c/*.c lanes/c/*.h)
+	./ci/style.sh fix
+
+check-style:
+	./ci/style.sh check
 
 clean:
 	rm -rf build build-sanitize
@@ -146,6 +150,8 @@ help:
 	@echo "make quick    run the quick smoke matrix"
 	@echo "make test     run the tests (SANITIZE=1: under ASan and UBSan)"
 	@echo "make bench    run the full workload against the raw baseline"
+	@echo "make style    format the C sources with clang-format"
+	@echo "make check-style  check the formatting; lint scripts, workflows, lanes"
 	@echo "make clean    remove build outputs"
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
