@@ -101,6 +101,11 @@ static void check_enum(struct validate_ctx *c, json_object *values,
   for (size_t i = 0; i < n; i++)
     if (validate_value_equal(v, json_object_array_get_idx(values, i), 0))
       return;
+  if (n == 0) {
+    validate_ctx_report(c, "%s is not allowed (the enum is empty)",
+                        validate_value_show(v, shown, sizeof(shown)));
+    return;
+  }
   for (size_t i = 0; i < n && used + 1 < sizeof(list); i++)
     used += (size_t)snprintf(
         list + used, sizeof(list) - used, "%s%s", i ? ", " : "",

@@ -4,6 +4,7 @@
  * problem of the schema at once. */
 #include "evidence/validate.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,9 +23,17 @@ static int known_type(const char *t)
   return 0;
 }
 
+/* A non-negative integer as the standard counts them: 2.0 is one. */
 static int is_count(json_object *v)
 {
-  return json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 0;
+  double d;
+
+  if (json_object_is_type(v, json_type_int))
+    return json_object_get_int64(v) >= 0;
+  if (!json_object_is_type(v, json_type_double))
+    return 0;
+  d = json_object_get_double(v);
+  return isfinite(d) && d >= 0 && d == floor(d);
 }
 
 static void schema_check(struct validate_ctx *c, json_object *s, int level,
@@ -123,9 +132,10 @@ static void schema_check_keyword(struct validate_ctx *c, const char *key,
       validate_ctx_pop(c, old);
     }
   } else if (strcmp(key, "enum") == 0 || strcmp(key, "const") == 0) {
-    if (strcmp(key, "enum") == 0 && (!json_object_is_type(v, json_type_array) ||
-                                     json_object_array_length(v) == 0)) {
-      validate_ctx_report(c, "'enum' must be a non-empty array of values");
+    /* An empty enum is allowed (the standard only advises against it):
+     * no value matches it. */
+    if (strcmp(key, "enum") == 0 && !json_object_is_type(v, json_type_array)) {
+      validate_ctx_report(c, "'enum' must be an array of values");
       return;
     }
     validate_ctx_scan(c, v, level);

@@ -779,6 +779,8 @@ static const struct semantic semantics[] = {
     {"{\"maxLength\": 1}", "\"\xc3\xa9\xc3\xa9\"", 1,
      "2 characters, more than the maximum length 1"},
     {"{\"minLength\": 1}", "\"\"", 1, "fewer than the minimum length 1"},
+    {"{\"maxLength\": 2.0}", "\"abc\"", 1, "more than the maximum length 2"},
+    {"{\"enum\": []}", "1", 1, "1 is not allowed (the enum is empty)"},
     /* patterns */
     {"{\"pattern\": \"^[0-9a-f]{64}$\"}",
      "\"0fcf0fc3370aa2a8a00f1a63d92b40158df936313fc2a1f89151c4a5fc1683e5\"", 0,
