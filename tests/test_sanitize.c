@@ -15,8 +15,8 @@ static struct sanitize rules;
 /* sanitize_text into a buffer of exactly outlen bytes on the heap, so that
  * ASan sees a write one past its end. Returns 1 when the result is what
  * was expected (want NULL: only that it is terminated within outlen). */
-static int scrub_is(const char *in, size_t outlen, const char *want,
-                    char *got, size_t gotlen)
+static int scrub_is(const char *in, size_t outlen, const char *want, char *got,
+                    size_t gotlen)
 {
   char *out = malloc(outlen);
   int ok;
@@ -61,8 +61,8 @@ static void test_short_paths(void)
 
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
     TAP_OK(scrub_is(cases[i].in, 256, cases[i].want, got, sizeof(got)),
-           "'%s' is scrubbed to '%s' (got '%s')", cases[i].in,
-           cases[i].want, got);
+           "'%s' is scrubbed to '%s' (got '%s')", cases[i].in, cases[i].want,
+           got);
 }
 
 static void test_buffer_end(void)
@@ -103,8 +103,10 @@ static void test_long_paths(void)
     sanitize_text(&rules, in, out, 4096);
     ok = strcmp(out, ".../") == 0; /* cut at a '/' by the buffer */
   }
-  TAP_OK(ok, "a path of 10000 short folders is cut, then shortened (got "
-             "'%.40s')", out ? out : "");
+  TAP_OK(ok,
+         "a path of 10000 short folders is cut, then shortened (got "
+         "'%.40s')",
+         out ? out : "");
 
   /* Many short paths in a row, each growing by one byte. */
   ok = in != NULL && out != NULL;

@@ -70,10 +70,9 @@ static const char *sample_str(json_object *doc, const char *lane,
 static void test_short_paths_peers(void)
 {
   char matrix[600], out[600];
-  const char *args[] = {"quick",   "--matrix",         matrix,
-                        "--lanes", "fx-sp,sp-fx",      "--no-packages",
-                        "--out",   out,                "--no-progress",
-                        NULL};
+  const char *args[] = {
+      "quick",         "--matrix", matrix, "--lanes",       "fx-sp,sp-fx",
+      "--no-packages", "--out",    out,    "--no-progress", NULL};
   json_object *doc;
   FILE *f;
   int rc;
@@ -97,14 +96,14 @@ static void test_short_paths_peers(void)
   fclose(f);
 
   rc = run(args, tap_timeout_s(120));
-  TAP_OK(rc == 1, "peers printing short paths fail the run, and it ends "
-                  "by itself (exit %d; 139 is the coordinator's SIGSEGV)",
+  TAP_OK(rc == 1,
+         "peers printing short paths fail the run, and it ends "
+         "by itself (exit %d; 139 is the coordinator's SIGSEGV)",
          rc);
   doc = json_object_from_file(out);
   if (!TAP_OK(doc != NULL, "the evidence is written"))
     return;
-  TAP_OK(json_object_get_boolean(json_at(doc, "complete")),
-         "and complete");
+  TAP_OK(json_object_get_boolean(json_at(doc, "complete")), "and complete");
 
   /* fx-sp: the fx client against the short-paths server. */
   TAP_OK(strcmp(sample_str(doc, "fx-sp", "failure.reason"),
@@ -113,7 +112,8 @@ static void test_short_paths_peers(void)
                     "server printed 'READY .../b' instead of "
                     "'READY <port>'") == 0,
          "a READY line holding a path fails as server_not_ready, its path "
-         "shortened: %s: %s", sample_str(doc, "fx-sp", "failure.reason"),
+         "shortened: %s: %s",
+         sample_str(doc, "fx-sp", "failure.reason"),
          sample_str(doc, "fx-sp", "failure.message"));
   TAP_OK(strcmp(sample_str(doc, "fx-sp", "server.stderr.text"),
                 "fixture server: cannot open .../b, / or // "
