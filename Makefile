@@ -81,7 +81,8 @@ ifeq ($(PLATFORM),linux)
   TARGETS += $(BUILD)/tests/fixture
 endif
 
-.PHONY: all quick test bench clean style check-style help c-lane baseline
+.PHONY: all quick test bench clean style check-style help c-lane baseline \
+    fuzz fuzz-smoke fuzz-build
 # Objects are kept between builds (no intermediate-file deletion).
 .SECONDARY:
 all: $(TARGETS)
@@ -135,6 +136,54 @@ test: all $(TESTS)
 bench: all
 	BUILD=$(BUILD) ./bench/run
 
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c), one per parser of untrusted
+# input, built with clang into build-fuzz/ and run by tests/fuzz/run for
+# FUZZ_SECONDS each (and at most FUZZ_RUNS inputs when given).
+FUZZ_CC ?= clang
+FUZZ_BUILD := build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?=
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -Wno-unknown-warning-option \
+    -DFUZZ_SOURCE_ROOT='"$(CURDIR)"' \
+    -I. -fno-omit-frame-pointer -fsanitize=address,undefined \
+    -fno-sanitize-recover=undefined $(PKG_CFLAGS)
+FUZZ_HARNESSES := $(patsubst tests/fuzz/%.c,%,$(filter-out \
+    tests/fuzz/fuzz_common.c,$(wildcard tests/fuzz/fuzz_*.c)))
+fuzz_obj = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(1))
+
+$(FUZZ_BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+# An archive: a harness that includes a file of the core (fuzz_peer includes
+# runner/sample.c) does not pull that file's object in twice.
+$(FUZZ_BUILD)/libcore.a: $(call fuzz_obj,$(PROTOCOL_SRC) $(RUNNER_SRC) \
+    $(EVIDENCE_SRC) $(PLATFORM_SRC))
+	rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz_%: $(call fuzz_obj,tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.c) \
+    $(FUZZ_BUILD)/libcore.a
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(PKG_LIBS) -lm
+
+# Seeds made from the protocol's vectors at build time (not committed).
+$(FUZZ_BUILD)/seeds.stamp: tests/fuzz/seeds.c $(wildcard protocol/vectors/*.json)
+	@mkdir -p $(FUZZ_BUILD)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 $(WARN) -I. $(PKG_CFLAGS) \
+	  -o $(FUZZ_BUILD)/make-seeds tests/fuzz/seeds.c $(PKG_LIBS)
+	./$(FUZZ_BUILD)/make-seeds protocol/vectors $(FUZZ_BUILD)/seeds
+	touch $@
+
+fuzz-build: $(patsubst %,$(FUZZ_BUILD)/%,$(FUZZ_HARNESSES)) $(FUZZ_BUILD)/seeds.stamp
+
+fuzz: fuzz-build
+	FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_RUNS=$(FUZZ_RUNS) \
+	  ./tests/fuzz/run $(FUZZ_HARNESSES)
+
+# The short bounded pass of CI.
+fuzz-smoke:
+	$(MAKE) fuzz FUZZ_SECONDS=10
+
 # The file lists, the tools and their pinned versions are in ci/style.sh.
 style:
 	./ci/style.sh fix
@@ -143,7 +192,7 @@ check-style:
 	./ci/style.sh check
 
 clean:
-	rm -rf build build-sanitize
+	rm -rf build build-sanitize build-fuzz
 
 help:
 	@echo "make          build the runner and the lanes into build/"
@@ -152,6 +201,9 @@ help:
 	@echo "make bench    run the full workload against the raw baseline"
 	@echo "make style    format the C sources with clang-format"
 	@echo "make check-style  check the formatting; lint scripts, workflows, lanes"
+	@echo "make fuzz     build the fuzz harnesses with clang and run each for"
+	@echo "              FUZZ_SECONDS (60; make fuzz-smoke: 10)"
 	@echo "make clean    remove build outputs"
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(FUZZ_BUILD)/obj -name '*.d' 2>/dev/null)

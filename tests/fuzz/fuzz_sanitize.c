@@ -1,0 +1,86 @@
+/* The evidence scrubber (evidence/sanitize.c) on text a peer printed.
+ *
+ * Input: the first byte picks the output buffer's size; then the values to
+ * replace, one a line (each by "~"), a NUL byte, and the text. Without a
+ * NUL, everything after the first byte is text and nothing is replaced.
+ *
+ * Properties: the output ends within the buffer, is valid UTF-8, and holds
+ * no absolute path that still names a folder ("/x/y" at the start of a
+ * word: every such path keeps only its last component). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "evidence/sanitize.h"
+#include "tests/fuzz/fuzz.h"
+
+static const char *const delimiters = " \t\n'\"),;]"; /* where a path ends */
+static const char *const word_start = " \t\n'\"(=:,[";
+
+static void check_no_folder(const char *out)
+{
+  for (const char *p = out; *p != '\0'; p++) {
+    if (*p != '/' || (p > out && strchr(word_start, p[-1]) == NULL) ||
+        p[1] == '\0' || p[1] == ' ' || p[1] == '/')
+      continue;
+    for (const char *q = p + 1; *q != '\0' && strchr(delimiters, *q) == NULL;
+         q++)
+      FUZZ_CHECK(*q != '/', "an absolute path kept a folder");
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+  static const size_t sizes[] = {1, 2, 3, 4, 5, 8, 16, 64, 4096};
+  struct sanitize s;
+  const uint8_t *nul;
+  char *text, *out;
+  size_t outlen;
+
+  if (size < 1)
+    return 0;
+  outlen = sizes[data[0] % (sizeof(sizes) / sizeof(sizes[0]))];
+  data++;
+  size--;
+
+  memset(&s, 0, sizeof(s));
+  nul = memchr(data, '\0', size);
+  if (nul != NULL) {
+    char *rules = malloc((size_t)(nul - data) + 1);
+    if (rules == NULL)
+      return 0;
+    memcpy(rules, data, (size_t)(nul - data));
+    rules[nul - data] = '\0';
+    for (char *line = strtok(rules, "\n"); line; line = strtok(NULL, "\n"))
+      sanitize_add(&s, line, "~");
+    free(rules);
+    size -= (size_t)(nul - data) + 1;
+    data = nul + 1;
+  }
+
+  text = malloc(size + 1);
+  out = malloc(outlen);
+  if (text == NULL || out == NULL) {
+    free(text);
+    free(out);
+    sanitize_release(&s);
+    return 0;
+  }
+  memcpy(text, data, size);
+  text[size] = '\0'; /* the text ends at its first NUL, as in C */
+
+  sanitize_text(&s, text, out, outlen);
+  FUZZ_CHECK(memchr(out, '\0', outlen) != NULL, "the output is not ended");
+  FUZZ_CHECK(fuzz_utf8_valid(out, strlen(out)), "the output is not UTF-8");
+  check_no_folder(out);
+
+  /* What the scrubber has no reason to touch stays as it was. */
+  if (s.nrules == 0 && strchr(text, '/') == NULL && strlen(text) < outlen &&
+      fuzz_utf8_valid(text, strlen(text)))
+    FUZZ_CHECK(strcmp(out, text) == 0,
+               "UTF-8 text without paths or rules was changed");
+
+  sanitize_release(&s);
+  free(text);
+  free(out);
+  return 0;
+}
