@@ -83,6 +83,7 @@ static void parse_ready(struct sample_exec *x)
   struct peer *s = &x->server;
   char line[128];
   char *end;
+  size_t len;
   long port;
 
   if (x->ready || x->ready_failed)
@@ -96,18 +97,23 @@ static void parse_ready(struct sample_exec *x)
     }
     return;
   }
-  capture_first_line(&s->out, line, sizeof(line));
-  if (strncmp(line, "READY ", 6) == 0) {
+  len = capture_first_line(&s->out, line, sizeof(line));
+  /* Digits only: strtol alone would take " +80", and a NUL byte would end
+   * the line early ("READY 80\0anything"). */
+  if (len > 6 && strncmp(line, "READY ", 6) == 0 &&
+      strspn(line + 6, "0123456789") == len - 6) {
     errno = 0;
     port = strtol(line + 6, &end, 10);
-    if (errno == 0 && *end == '\0' && end != line + 6 && port > 0 &&
-        port < 65536) {
+    if (errno == 0 && port > 0 && port < 65536) {
       x->ready = 1;
       x->res->port = (int)port;
       x->res->ready_ns = uv_hrtime() - s->started_ns;
       return;
     }
   }
+  for (size_t i = 0; i < len; i++)
+    if ((unsigned char)line[i] < 0x20)
+      line[i] = '?'; /* shown, not cutting the message short */
   x->ready_failed = 1;
   snprintf(x->ready_msg, sizeof(x->ready_msg),
            "server printed '%.60s' instead of 'READY <port>'", line);

@@ -83,6 +83,9 @@ static const struct mode {
     {"short-paths", FIXTURE_SERVER | FIXTURE_CLIENT, FAULT_SHORT_PATHS,
      "a stderr line naming /a/b, /, // and /c/Users/x, then `READY /a/b` "
      "and exit 1 (server) or, after a correct session, exit 3 (client)"},
+    {"ready-nul", FIXTURE_SERVER, FAULT_READY_NUL,
+     "`READY <port>`, a NUL byte and more text on the READY line, then "
+     "serves correctly"},
 };
 
 /* ---- command line ---- */

@@ -36,7 +36,8 @@ enum fixture_fault {
   FAULT_EARLY_EOF,
   FAULT_BAD_VERSION,
   FAULT_WRONG_COUNTS,
-  FAULT_SHORT_PATHS
+  FAULT_SHORT_PATHS,
+  FAULT_READY_NUL
 };
 
 /* What short-paths prints on stderr: the absolute paths that are shortest

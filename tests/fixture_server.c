@@ -304,7 +304,10 @@ int fixture_run_server(struct fixture_args *a)
     }
   }
 
-  printf("READY %u\n", (unsigned)ntohs(bound.sin_port));
+  if (fixture_mode_fault == FAULT_READY_NUL)
+    printf("READY %u%c and more\n", (unsigned)ntohs(bound.sin_port), '\0');
+  else
+    printf("READY %u\n", (unsigned)ntohs(bound.sin_port));
   fflush(stdout);
 
   fd = accept(lfd, NULL, NULL);

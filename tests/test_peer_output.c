@@ -1,8 +1,12 @@
-/* The evidence scrubber as a peer reaches it: a server whose stderr and
- * READY line, and a client whose stderr, hold the shortest absolute paths
- * ("/a/b", "/", "//") and MSYS-style ones ("/c/Users/x"): the fixture's
- * short-paths mode. The run must end with its evidence written and each
- * sample failed for its own reason, not with the coordinator crashed. */
+/* What hostile peers print, as the runner reads it into evidence:
+ * - the evidence scrubber as a peer reaches it: a server whose stderr and
+ *   READY line, and a client whose stderr, hold the shortest absolute
+ *   paths ("/a/b", "/", "//") and MSYS-style ones ("/c/Users/x"): the
+ *   fixture's short-paths mode;
+ * - a READY line with a NUL byte and more after the port (ready-nul),
+ *   which is not the contract's `READY <port>`.
+ * The run must end with its evidence written and each sample failed for
+ * its own reason, not with the coordinator crashed. */
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -67,11 +71,11 @@ static const char *sample_str(json_object *doc, const char *lane,
   return json_str_at(doc, path);
 }
 
-static void test_short_paths_peers(void)
+static void test_hostile_peers(void)
 {
   char matrix[600], out[600];
   const char *args[] = {
-      "quick",         "--matrix", matrix, "--lanes",       "fx-sp,sp-fx",
+      "quick",         "--matrix", matrix, "--lanes",       "fx-sp,sp-fx,fx-rn",
       "--no-packages", "--out",    out,    "--no-progress", NULL};
   json_object *doc;
   FILE *f;
@@ -91,8 +95,11 @@ static void test_short_paths_peers(void)
           "    server: [%s, server, short-paths]\n"
           "  fx:\n"
           "    client: [%s, client, ok]\n"
-          "    server: [%s, server, ok]\n",
-          fixture, fixture, fixture, fixture);
+          "    server: [%s, server, ok]\n"
+          "  rn:\n"
+          "    client: [%s, client, ok]\n"
+          "    server: [%s, server, ready-nul]\n",
+          fixture, fixture, fixture, fixture, fixture, fixture);
   fclose(f);
 
   rc = run(args, tap_timeout_s(120));
@@ -130,6 +137,17 @@ static void test_short_paths_peers(void)
          "a client's stderr holding paths fails as its own exit: %s: %s",
          sample_str(doc, "sp-fx", "failure.reason"),
          sample_str(doc, "sp-fx", "failure.message"));
+
+  /* fx-rn: the fx client against a server whose READY line goes on after
+   * a NUL byte. */
+  TAP_OK(strcmp(sample_str(doc, "fx-rn", "failure.reason"),
+                "server_not_ready") == 0 &&
+             strstr(sample_str(doc, "fx-rn", "failure.message"),
+                    "? and more' instead of 'READY <port>'") != NULL,
+         "a READY line that goes on after a NUL byte is not READY, and "
+         "the message shows the byte: %s: %s",
+         sample_str(doc, "fx-rn", "failure.reason"),
+         sample_str(doc, "fx-rn", "failure.message"));
   json_object_put(doc);
 }
 
@@ -145,7 +163,7 @@ int main(void)
            build);
   snprintf(fixture, sizeof(fixture), "%s/%s/tests/fixture", root ? root : cwd,
            build);
-  test_short_paths_peers();
+  test_hostile_peers();
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
   if (system(cmd) != 0)
     tap_diag("could not remove %s", dir);
