@@ -8,6 +8,7 @@
 #include <uv.h>
 
 #include "evidence/report.h"
+#include "runner/options.h"
 #include "runner/run.h"
 
 #define PATH_MAX_LEN 4096
@@ -19,36 +20,36 @@ static const char *const option_names[OUT_COUNT] = {"--markdown", "--html",
 static int (*const renderers[OUT_COUNT])(const struct report *, FILE *) = {
     report_markdown, report_html, report_junit};
 
-static void usage(FILE *f)
-{
-  fputs("usage: crossrun report FILE [--markdown OUT] [--html OUT] "
-        "[--junit OUT]\n"
-        "\n"
-        "Reads an evidence file (quick, full, record, or merged from "
-        "several\n"
-        "systems) and writes reports from it alone:\n"
-        "  --markdown OUT  GitHub-flavoured Markdown tables ('-': standard "
-        "output)\n"
-        "  --html OUT      one self-contained HTML page with SVG charts\n"
-        "  --junit OUT     JUnit XML: a testsuite per platform, a testcase "
-        "per lane\n"
-        "At least one output is needed; '-' writes it to standard output. "
-        "When\n"
-        "GITHUB_STEP_SUMMARY is set, the Markdown is also appended to that "
-        "file.\n"
-        "\n"
-        "Exit status: 0 written; 1 the evidence cannot be read or is "
-        "invalid, or\n"
-        "an output cannot be written; 2 bad usage.\n",
-        f);
-}
+static const struct options_command usage = {
+    "report",
+    "FILE [--markdown OUT] [--html OUT] [--junit OUT]",
+    "Reads an evidence file (quick, full, record, or merged from several "
+    "systems) and writes reports from it alone. At least one output is "
+    "needed; '-' writes it to standard output. When GITHUB_STEP_SUMMARY is "
+    "set, the Markdown is also appended to that file.",
+    "Exit status: 0 written; 1 the evidence cannot be read or is invalid, or "
+    "an output cannot be written; 2 bad usage.",
+};
 
-static int usage_error(FILE *errf, const char *fmt, const char *arg)
+static const char *const option_help[OUT_COUNT] = {
+    "GitHub-flavoured Markdown tables ('-': standard output)",
+    "one self-contained HTML page with SVG charts",
+    "JUnit XML: a testsuite per platform, a testcase per lane",
+};
+
+/* The options, into t (room for OUT_COUNT and the end). */
+static void table(const char **outputs, struct options_entry *t)
 {
-  fputs("crossrun report: ", errf);
-  fprintf(errf, fmt, arg);
-  fputs(" (see crossrun report --help)\n", errf);
-  return RUN_EXIT_USAGE;
+  for (int k = 0; k < OUT_COUNT; k++) {
+    struct options_entry e = {
+        OPTIONS_FIELDS(OPTIONS_KIND_STRING, option_names[k] + 2, 0, &outputs[k],
+                       "OUT", option_help[k]),
+        .flags = OPTIONS_ONCE | OPTIONS_NONEMPTY,
+        .missing = "a file ('-': standard output)",
+    };
+    t[k] = e;
+  }
+  memset(&t[OUT_COUNT], 0, sizeof(t[OUT_COUNT]));
 }
 
 /* Writes kind to path through a temporary file and a rename, so a reader
@@ -115,63 +116,55 @@ static int append_step_summary(const struct report *r, const char *path,
   return 0;
 }
 
-int cmd_report(int argc, char **argv, FILE *out, FILE *errf)
+/* What the arguments mean together: one evidence file, at most one
+ * output on standard output. Returns 0 or RUN_EXIT_USAGE (the message
+ * written). */
+static int check_args(const char *const *files, int nfiles,
+                      const char *const *outputs, FILE *errf)
 {
-  const char *outputs[OUT_COUNT] = {NULL, NULL, NULL};
-  const char *file = NULL, *summary;
+  int noutputs = 0, stdout_used = 0;
+
+  if (nfiles > 1 || (nfiles == 1 && strcmp(files[0], "-") == 0)) {
+    options_error(errf, &usage,
+                  nfiles > 1 ? "unexpected argument '%s'"
+                             : "%s: give the evidence as a file",
+                  files[nfiles - 1]);
+    return RUN_EXIT_USAGE;
+  }
+  for (int k = 0; k < OUT_COUNT; k++) {
+    if (outputs[k] == NULL)
+      continue;
+    noutputs++;
+    if (strlen(outputs[k]) >= PATH_MAX_LEN) {
+      options_error(errf, &usage, "%s: the file name is too long",
+                    option_names[k]);
+      return RUN_EXIT_USAGE;
+    }
+    if (strcmp(outputs[k], "-") == 0 && stdout_used++) {
+      options_error(errf, &usage,
+                    "%s: only one output can go to standard output",
+                    option_names[k]);
+      return RUN_EXIT_USAGE;
+    }
+  }
+  if (nfiles == 0 || noutputs == 0) {
+    options_error(errf, &usage, "%s",
+                  nfiles == 0 ? "no evidence file given"
+                              : "no output: give --markdown, --html or "
+                                "--junit");
+    return RUN_EXIT_USAGE;
+  }
+  return 0;
+}
+
+/* Every report asked for, from the evidence in file. */
+static int report(const char *file, const char *const *outputs, FILE *out,
+                  FILE *errf)
+{
+  const char *summary;
   struct report r;
   char err[1024];
-  int noutputs = 0, stdout_used = 0, rc = RUN_EXIT_OK;
-
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i], *value = NULL;
-    int kind = -1;
-
-    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-      usage(out);
-      return RUN_EXIT_OK;
-    }
-    for (int k = 0; k < OUT_COUNT; k++) {
-      size_t n = strlen(option_names[k]);
-      if (strncmp(arg, option_names[k], n) == 0 &&
-          (arg[n] == '\0' || arg[n] == '=')) {
-        kind = k;
-        value = arg[n] == '=' ? arg + n + 1 : NULL;
-      }
-    }
-    if (kind < 0) {
-      if (arg[0] == '-' && arg[1] != '\0')
-        return usage_error(errf, "unknown option '%s'", arg);
-      if (file != NULL)
-        return usage_error(errf, "unexpected argument '%s'", arg);
-      if (strcmp(arg, "-") == 0)
-        return usage_error(errf, "%s: give the evidence as a file", arg);
-      file = arg;
-      continue;
-    }
-    if (value == NULL) {
-      if (i + 1 >= argc)
-        return usage_error(errf, "%s needs a file ('-': standard output)",
-                           option_names[kind]);
-      value = argv[++i];
-    }
-    if (value[0] == '\0')
-      return usage_error(errf, "%s needs a file ('-': standard output)",
-                         option_names[kind]);
-    if (outputs[kind] != NULL)
-      return usage_error(errf, "%s is given twice", option_names[kind]);
-    if (strlen(value) >= PATH_MAX_LEN)
-      return usage_error(errf, "%s: the file name is too long", option_names[kind]);
-    if (strcmp(value, "-") == 0 && stdout_used++)
-      return usage_error(errf, "%s: only one output can go to standard output",
-                         option_names[kind]);
-    outputs[kind] = value;
-    noutputs++;
-  }
-  if (file == NULL)
-    return usage_error(errf, "%s", "no evidence file given");
-  if (noutputs == 0)
-    return usage_error(errf, "%s", "no output: give --markdown, --html or --junit");
+  int rc = RUN_EXIT_OK;
 
   if (report_load(&r, file, err, sizeof(err)) != 0) {
     fprintf(errf, "crossrun report: %s: %s\n", file, err);
@@ -186,7 +179,32 @@ int cmd_report(int argc, char **argv, FILE *out, FILE *errf)
       append_step_summary(&r, summary, errf) != 0)
     rc = RUN_EXIT_FAILED;
   report_release(&r);
+  return rc;
+}
+
+int cmd_report(int argc, char **argv, FILE *out, FILE *errf)
+{
+  const char *outputs[OUT_COUNT] = {NULL, NULL, NULL};
+  struct options_entry opts[OUT_COUNT + 1];
+  const char **files = calloc(argc > 0 ? (size_t)argc : 1, sizeof(*files));
+  int nfiles = 0, rc;
+
+  if (files == NULL) {
+    fprintf(errf, "crossrun report: out of memory\n");
+    return RUN_EXIT_RUNNER;
+  }
+  table(outputs, opts);
+  rc = options_parse_command(&usage, opts, argc, argv, files, &nfiles, out,
+                             errf);
+  if (rc != 0)
+    rc = rc == OPTIONS_HELP ? RUN_EXIT_OK : RUN_EXIT_USAGE;
+  else {
+    rc = check_args(files, nfiles, outputs, errf);
+    if (rc == RUN_EXIT_OK)
+      rc = report(files[0], outputs, out, errf);
+  }
   fflush(out);
   fflush(errf);
+  free(files);
   return rc;
 }

@@ -8,37 +8,27 @@
 #include <uv.h>
 
 #include "evidence/validate.h"
+#include "runner/options.h"
 #include "runner/run.h"
 
 #define PATH_MAX_BYTES 4096
 
-static void usage(FILE *f)
-{
-  fputs("usage: crossrun validate FILE... [--schema PATH]\n"
-        "\n"
-        "Checks evidence files (quick, full, record or merged) against a "
-        "JSON Schema:\n"
-        "by default evidence/schema.json of the repository crossrun was "
-        "built in (the\n"
-        "folder above the one that holds the executable). evidence/SCHEMA.md "
-        "describes\n"
-        "every field and the subset of JSON Schema understood.\n"
-        "\n"
-        "Prints \"FILE: valid\", or every problem on its own line as\n"
-        "\"FILE: at /json/pointer: problem\" (\"at (root)\" for the whole "
-        "document), or\n"
-        "\"FILE: not JSON: <parser error> at byte N\".\n"
-        "\n"
-        "  --schema PATH   validate against the schema at PATH\n"
-        "  --help          print this help\n"
-        "\n"
-        "Exit status: 0 every file valid; 1 any file invalid or unreadable; "
-        "2 bad usage\n"
-        "(an unknown option, no file, an unusable --schema); 3 the default "
-        "schema is\n"
-        "missing or unusable.\n",
-        f);
-}
+static const struct options_command usage = {
+    "validate",
+    "FILE... [--schema PATH]",
+    "Checks evidence files (quick, full, record or merged) against a JSON "
+    "Schema: by default evidence/schema.json of the repository crossrun was "
+    "built in (the folder above the one that holds the executable). "
+    "evidence/SCHEMA.md describes every field and the subset of JSON Schema "
+    "understood.\n"
+    "\n"
+    "Prints \"FILE: valid\", or every problem on its own line as \"FILE: at "
+    "/json/pointer: problem\" (\"at (root)\" for the whole document), or "
+    "\"FILE: not JSON: <parser error> at byte N\".",
+    "Exit status: 0 every file valid; 1 any file invalid or unreadable; 2 bad "
+    "usage (an unknown option, no file, an unusable --schema); 3 the default "
+    "schema is missing or unusable.",
+};
 
 /* <root>/evidence/schema.json, where root is the folder above the
  * executable's (build/crossrun -> .). */
@@ -75,7 +65,8 @@ static void print_errors(const char *file, const struct validate_errors *e,
   for (int i = 0; i < e->n; i++)
     fprintf(out, "%s: %s\n", file, e->messages[i]);
   if (e->total > e->n)
-    fprintf(out, "%s: ... and %d more problems not shown\n", file, e->total - e->n);
+    fprintf(out, "%s: ... and %d more problems not shown\n", file,
+            e->total - e->n);
 }
 
 /* Reads and checks the schema. Returns 0 with it in *schema, or the exit
@@ -92,8 +83,7 @@ static int load_schema(const char *path, int given, json_object **schema,
   if (rc == 0 && *schema == NULL) {
     rc = 1;
     validate_errors_release(&e);
-    fprintf(errf, "crossrun validate: schema %s: not a schema (null)\n",
-            path);
+    fprintf(errf, "crossrun validate: schema %s: not a schema (null)\n", path);
   } else if (rc == 0 && validate_schema(*schema, &e) != 0) {
     rc = 1;
   }
@@ -110,70 +100,19 @@ static int load_schema(const char *path, int given, json_object **schema,
   return 0;
 }
 
-int cmd_validate(int argc, char **argv, FILE *out, FILE *errf)
+/* Checks every file against schema, printing what it finds. Returns the
+ * number of files that are not valid. */
+static int validate_files(json_object *schema, const char *const *files,
+                          int nfiles, FILE *out)
 {
-  const char *schema_path = NULL;
-  char default_path[PATH_MAX_BYTES];
-  const char **files;
-  json_object *schema = NULL;
-  int nfiles = 0, only_files = 0, invalid = 0, rc;
+  int invalid = 0;
 
-  files = calloc(argc > 0 ? (size_t)argc : 1, sizeof(*files));
-  if (files == NULL) {
-    fprintf(errf, "crossrun validate: out of memory\n");
-    return RUN_EXIT_RUNNER;
-  }
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
-      files[nfiles++] = a;
-    } else if (strcmp(a, "--") == 0) {
-      only_files = 1;
-    } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      usage(out);
-      free(files);
-      return RUN_EXIT_OK;
-    } else if (strcmp(a, "--schema") == 0 && i + 1 < argc) {
-      schema_path = argv[++i];
-    } else if (strncmp(a, "--schema=", 9) == 0 && a[9] != '\0') {
-      schema_path = a + 9;
-    } else {
-      fprintf(errf,
-              "crossrun validate: %s '%s' (see crossrun validate "
-              "--help)\n",
-              strcmp(a, "--schema") == 0 ? "missing the path after"
-                                         : "unknown option",
-              a);
-      free(files);
-      return RUN_EXIT_USAGE;
-    }
-  }
-  if (nfiles == 0) {
-    fprintf(errf, "crossrun validate: no file given (usage: crossrun "
-                    "validate FILE... [--schema PATH])\n");
-    free(files);
-    return RUN_EXIT_USAGE;
-  }
-  if (schema_path == NULL) {
-    if (default_schema(default_path, sizeof(default_path)) != 0) {
-      fprintf(errf, "crossrun validate: cannot find its own executable "
-                      "(give the schema with --schema PATH)\n");
-      free(files);
-      return RUN_EXIT_RUNNER;
-    }
-    schema_path = default_path;
-  }
-  rc = load_schema(schema_path, schema_path != default_path, &schema, errf);
-  if (rc != 0) {
-    free(files);
-    return rc;
-  }
   for (int i = 0; i < nfiles; i++) {
     struct validate_errors e = VALIDATE_ERRORS_INIT;
     json_object *doc = NULL;
     char err[512];
+    int rc = validate_read_json(files[i], &doc, &e, err, sizeof(err));
 
-    rc = validate_read_json(files[i], &doc, &e, err, sizeof(err));
     if (rc == 0)
       rc = validate_document(schema, doc, &e);
     if (rc < 0 && e.total == 0)
@@ -186,9 +125,57 @@ int cmd_validate(int argc, char **argv, FILE *out, FILE *errf)
     validate_errors_release(&e);
     json_object_put(doc);
   }
+  return invalid;
+}
+
+/* The schema given, or the default one, loaded into *schema. Returns 0 or
+ * the exit status (the reasons on errf). */
+static int find_schema(const char *given, json_object **schema, FILE *errf)
+{
+  char default_path[PATH_MAX_BYTES];
+
+  if (given != NULL)
+    return load_schema(given, 1, schema, errf);
+  if (default_schema(default_path, sizeof(default_path)) != 0) {
+    fprintf(errf, "crossrun validate: cannot find its own executable (give "
+                  "the schema with --schema PATH)\n");
+    return RUN_EXIT_RUNNER;
+  }
+  return load_schema(default_path, 0, schema, errf);
+}
+
+int cmd_validate(int argc, char **argv, FILE *out, FILE *errf)
+{
+  const char *schema_path = NULL;
+  struct options_entry opts[] = {
+      {OPTIONS_FIELDS(OPTIONS_KIND_STRING, "schema", 0, &schema_path, "PATH",
+                      "validate against the schema at PATH"),
+       .flags = OPTIONS_NONEMPTY, .missing = "a path"},
+      OPTIONS_END,
+  };
+  const char **files = calloc(argc > 0 ? (size_t)argc : 1, sizeof(*files));
+  json_object *schema = NULL;
+  int nfiles = 0, rc;
+
+  if (files == NULL) {
+    fprintf(errf, "crossrun validate: out of memory\n");
+    return RUN_EXIT_RUNNER;
+  }
+  rc = options_parse_command(&usage, opts, argc, argv, files, &nfiles, out,
+                             errf);
+  if (rc != 0)
+    rc = rc == OPTIONS_HELP ? RUN_EXIT_OK : RUN_EXIT_USAGE;
+  else if (nfiles == 0) {
+    fprintf(errf, "crossrun validate: no file given (usage: crossrun "
+                  "validate FILE... [--schema PATH])\n");
+    rc = RUN_EXIT_USAGE;
+  } else if ((rc = find_schema(schema_path, &schema, errf)) == 0) {
+    rc = validate_files(schema, files, nfiles, out) ? RUN_EXIT_FAILED
+                                                    : RUN_EXIT_OK;
+  }
   fflush(out);
   fflush(errf);
   json_object_put(schema);
   free(files);
-  return invalid ? RUN_EXIT_FAILED : RUN_EXIT_OK;
+  return rc;
 }

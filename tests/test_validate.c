@@ -988,7 +988,7 @@ static void test_command(void)
   }
   {
     const char *args[] = {quick, "--schema"};
-    const char *want[] = {"missing the path after '--schema'", NULL};
+    const char *want[] = {"--schema needs a path", NULL};
     expect_command(args, 2, 2, want, "--schema without its path");
   }
   {
