@@ -12,6 +12,7 @@
 enum cli_command { CLI_NONE, CLI_QUICK, CLI_RUN, CLI_RECORD };
 
 #define CLI_MAX_MATRIX 8
+#define CLI_MAX_OPTIONS 32 /* entries in a command's table, with its end */
 
 /* Workload fields given on the command line, which win over the matrix. */
 enum cli_override {
@@ -27,7 +28,7 @@ struct cli_options {
   int help;    /* --help was given: print usage, do nothing else */
   int version; /* --version */
   const char *lanes;
-  const char *workload_name; /* "quick" or "full" unless --workload */
+  const char *workload_name;          /* "quick" or "full" unless --workload */
   const char *matrix[CLI_MAX_MATRIX]; /* --matrix files, in order */
   int nmatrix;
   int no_packages;
@@ -36,11 +37,11 @@ struct cli_options {
   const char *out;
   struct proto_workload workload;
   uint64_t seed;
-  int seed_given;
+  unsigned seed_given; /* 1 when --seed was given */
   struct sample_limits limits;
   const char *host;
   int allow_non_loopback;
-  int progress; /* -1: when stderr is a terminal */
+  int progress;    /* -1: when stderr is a terminal */
   int shard_index; /* --shard K/N: 1-based K, 0 when not sharded */
   int shard_count;
   /* record */
@@ -57,12 +58,20 @@ void cli_defaults(enum cli_command cmd, struct cli_options *o);
 void cli_apply_workload(struct cli_options *o, const struct proto_workload *w,
                         int samples);
 
-/* Parses argv (argv[0] is the program). Returns 0, or -1 with a one-line
- * message in err (the caller exits 2). Strings point into argv. */
+/* Parses the options of cmd (quick, run or record) in argv[1..argc), where
+ * argv[0] is the command's name, through the command's table of options
+ * (runner/options.h). Returns 0 (o->help or o->version set when those
+ * were given: the rest is not checked), or -1 with a one-line message in
+ * err (the caller exits 2). Strings point into argv. */
+int cli_parse_command(enum cli_command cmd, int argc, char **argv,
+                      struct cli_options *o, char *err, size_t errlen);
+
+/* The same with argv[0] the program and argv[1] the command. */
 int cli_parse(int argc, char **argv, struct cli_options *o, char *err,
               size_t errlen);
 
-/* Prints the usage of cmd (CLI_NONE: the overview). */
+/* Prints the --help of cmd (quick, run or record), generated from its
+ * table. */
 void cli_usage(enum cli_command cmd, FILE *f);
 
 const char *cli_command_name(enum cli_command cmd);

@@ -1,12 +1,43 @@
-/* Subcommands that main dispatches to by name. Each takes the arguments
- * from its own name on (argv[0] is the command's name, e.g. "report"),
- * writes what it reports to out and its errors to err (the process's
- * stdout and stderr, or a test's buffers), and returns the process exit
- * status. */
+/* The commands of crossrun, and the table main dispatches through (git's
+ * commands[]). Each takes the arguments from its own name on (argv[0] is
+ * the command's name, e.g. "report"), parses them with its table of
+ * options (runner/options.h), writes what it reports to out and its errors
+ * to err (the process's stdout and stderr, or a test's buffers), and
+ * returns the process exit status. */
 #ifndef CROSSRUN_RUNNER_COMMANDS_H
 #define CROSSRUN_RUNNER_COMMANDS_H
 
 #include <stdio.h>
+
+#define CROSSRUN_VERSION "0.1.0"
+
+struct command {
+  const char *name;
+  int (*run)(int argc, char **argv, FILE *out, FILE *err);
+  const char *summary; /* one line for `crossrun --help` */
+};
+
+/* Every command, in the order `crossrun --help` lists them, then one with
+ * a NULL name. */
+extern const struct command commands[];
+
+/* The command called name, or NULL. */
+const struct command *commands_find(const char *name);
+
+/* What `crossrun` without a command prints: the usage and the commands. */
+void commands_usage(FILE *f);
+
+/* `crossrun ARGS...` (argv[0] is the program): --help, --version, or the
+ * command that argv[1] names. Returns the exit status; bad usage is one
+ * line on err and 2. */
+int commands_main(int argc, char **argv, FILE *out, FILE *err);
+
+/* `crossrun quick|run|record [OPTIONS]` (runner/cli.h has the options):
+ * runs the lanes and writes evidence (runner/run.h has the exit
+ * statuses). */
+int cmd_quick(int argc, char **argv, FILE *out, FILE *err);
+int cmd_run(int argc, char **argv, FILE *out, FILE *err);
+int cmd_record(int argc, char **argv, FILE *out, FILE *err);
 
 /* `crossrun report FILE [--markdown OUT] [--html OUT] [--junit OUT]`:
  * reads any evidence file and writes the reports asked for; the Markdown

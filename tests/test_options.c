@@ -1,10 +1,12 @@
-/* The command-line parser (runner/options.h): each argument kind, bad
- * values, unknown and missing options, repeats, the generated --help. */
+/* The command-line parser (runner/options.h) and the command table: each
+ * argument kind, bad values, unknown and missing options, repeats, the
+ * generated --help, and the README's options against it. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "runner/commands.h"
 #include "runner/options.h"
 #include "tests/tap.h"
 
@@ -280,11 +282,149 @@ static void test_usage(void)
   free(text);
 }
 
+/* Runs `crossrun ARGS` (words of line) through the command table, with
+ * its output and errors in *out and *err (the caller frees them). */
+static int crossrun(const char *line, char **out, char **err)
+{
+  char buf[512], *argv[16];
+  size_t olen = 0, elen = 0;
+  FILE *fo = open_memstream(out, &olen), *fe = open_memstream(err, &elen);
+  int argc = 0, rc = -1;
+
+  snprintf(buf, sizeof(buf), "crossrun %s", line);
+  for (char *w = strtok(buf, " "); w && argc < 15; w = strtok(NULL, " "))
+    argv[argc++] = w;
+  argv[argc] = NULL;
+  if (fo != NULL && fe != NULL)
+    rc = commands_main(argc, argv, fo, fe);
+  if (fo != NULL)
+    fclose(fo);
+  if (fe != NULL)
+    fclose(fe);
+  return rc;
+}
+
+static void test_commands(void)
+{
+  char *out = NULL, *err = NULL, line[64];
+  int rc, listed = 1;
+
+  rc = crossrun("--help", &out, &err);
+  for (const struct command *c = commands; c->name != NULL; c++) {
+    snprintf(line, sizeof(line), "\n  %-9s", c->name);
+    if (strstr(out, line) == NULL)
+      listed = 0;
+  }
+  TAP_OK(rc == 0 && listed && err[0] == '\0',
+         "crossrun --help lists every command of the table");
+  free(out);
+  free(err);
+  rc = crossrun("", &out, &err);
+  TAP_OK(rc == 2 && out[0] == '\0' && strncmp(err, "usage: ", 7) == 0,
+         "crossrun alone prints the usage on stderr and exits 2");
+  free(out);
+  free(err);
+  rc = crossrun("frobnicate", &out, &err);
+  TAP_OK(rc == 2 && strchr(err, '\n') == err + strlen(err) - 1 &&
+             strstr(err, "unknown command 'frobnicate' (expected quick, run, "
+                         "record, merge, report or validate"),
+         "an unknown command is one line: %.*s", (int)strcspn(err, "\n"), err);
+  free(out);
+  free(err);
+  for (const struct command *c = commands; c->name != NULL; c++) {
+    char want[64];
+    snprintf(line, sizeof(line), "%s --help", c->name);
+    snprintf(want, sizeof(want), "usage: crossrun %s ", c->name);
+    rc = crossrun(line, &out, &err);
+    TAP_OK(rc == 0 && strncmp(out, want, strlen(want)) == 0 &&
+               strstr(out, "\noptions:\n") && strstr(out, "-h, --help") &&
+               lines_fit(out),
+           "crossrun %s --help is generated from its table", c->name);
+    free(out);
+    free(err);
+    snprintf(line, sizeof(line), "%s --bogus", c->name);
+    rc = crossrun(line, &out, &err);
+    TAP_OK(rc == 2 && strstr(err, "unknown option '--bogus'") &&
+               strchr(err, '\n') == err + strlen(err) - 1,
+           "crossrun %s --bogus exits 2 with one line", c->name);
+    free(out);
+    free(err);
+  }
+}
+
+/* Every option the README's Commands section names (outside its table of
+ * make targets) is one that a command's --help lists. */
+static void test_readme(void)
+{
+  const char *root = getenv("CROSSRUN_ROOT");
+  char path[1024], *readme = NULL, *help = NULL, *section, *end;
+  size_t len = 0;
+  FILE *f, *all = open_memstream(&help, &len);
+  int missing = 0;
+
+  snprintf(path, sizeof(path), "%s/README.md", root ? root : ".");
+  f = fopen(path, "rb");
+  if (f != NULL) {
+    readme = calloc(1, 1 << 20);
+    if (readme != NULL)
+      (void)!fread(readme, 1, (1 << 20) - 1, f);
+    fclose(f);
+  }
+  for (const struct command *c = commands; all && c->name != NULL; c++) {
+    char arg0[32], arg1[] = "--help";
+    char *argv[] = {arg0, arg1, NULL};
+    FILE *null = fopen("/dev/null", "w");
+    snprintf(arg0, sizeof(arg0), "%s", c->name);
+    c->run(2, argv, all, null ? null : stderr);
+    if (null != NULL)
+      fclose(null);
+  }
+  if (all != NULL)
+    fclose(all);
+  section = readme ? strstr(readme, "\n## Commands\n") : NULL;
+  end = section ? strstr(section + 1, "\n## ") : NULL;
+  if (end != NULL)
+    *end = '\0';
+  for (char *p = section; p && (p = strstr(p, "--")) != NULL; p += 2) {
+    char name[64];
+    size_t n = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz-");
+    const char *bol = p;
+    while (bol > section && bol[-1] != '\n')
+      bol--;
+    /* The table of make targets names other tools' flags. */
+    if (p[2] < 'a' || p[2] > 'z' || p[-1] == '-' || *bol == '|')
+      continue;
+    snprintf(name, sizeof(name), "--%.*s", (int)n, p + 2);
+    if (help == NULL || strstr(help, name) == NULL) {
+      tap_diag("README.md names %s, which no --help lists", name);
+      missing++;
+    }
+  }
+  TAP_OK(section != NULL && missing == 0,
+         "the README's commands name only options the commands have");
+  {
+    char *overview = NULL;
+    size_t olen = 0;
+    FILE *f2 = open_memstream(&overview, &olen);
+    if (f2 != NULL) {
+      commands_usage(f2);
+      fclose(f2);
+    }
+    TAP_OK(section && overview && strstr(section, overview),
+           "the README shows what crossrun --help prints");
+    free(overview);
+  }
+  free(readme);
+  free(help);
+}
+
 int main(void)
 {
   test_kinds();
   test_repeats();
   test_errors();
   test_usage();
+  test_commands();
+  test_readme();
   return tap_done();
 }
