@@ -111,10 +111,12 @@ $(BUILD)/bench/baseline: $(call obj,bench/baseline.c $(PROTOCOL_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^
 
-# Tests of the protocol and the lanes link the codec only; the runner's tests
+# Tests of the protocol and the lanes (test_codec*, test_lane_c*) link the
+# codec only, so tests/lib_*.c may use nothing more; the runner's tests
 # (test_runner_*, test_evidence_*, test_platform_*) link the whole core.
-$(BUILD)/tests/test_codec $(BUILD)/tests/test_lane_c \
-    $(BUILD)/tests/test_lane_c_vectors: $(BUILD)/tests/test_%: \
+CODEC_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,\
+    $(wildcard tests/test_codec*.c tests/test_lane_c*.c))
+$(CODEC_TESTS): $(BUILD)/tests/test_%: \
     $(call obj,tests/test_%.c $(PROTOCOL_SRC) $(TEST_LIB_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
