@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int tap_count;
-static int tap_failed;
+/* The program's counts, defined once in tests/lib_tap.c so that the
+ * helpers of tests/lib_*.c record their checks in the same stream. */
+extern int tap_count;
+extern int tap_failed;
 
 static inline int tap_vcheck(int cond, const char *file, int line,
                              const char *fmt, va_list ap)
