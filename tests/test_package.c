@@ -1,142 +1,18 @@
 /* runner/package: measuring archives written here with libarchive (tar.gz,
- * zip, jar), the bounds and the errors, finding an artifact in a folder,
- * and agreement with what `npm pack` says of the Node lane's package.
- * Everything is made in one fresh temporary folder, removed at the end and
- * when the program is interrupted. */
+ * zip, jar), the bounds and the errors. Finding an artifact in a folder is
+ * test_package_find.c's, agreement with `npm pack` test_package_npm.c's.
+ * Everything is made in a scratch folder (tests/lib_scratch.h). */
 #include <archive.h>
 #include <archive_entry.h>
-#include <ctype.h>
-#include <json-c/json.h>
-#include <openssl/evp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
 
 #include "runner/package.h"
+#include "tests/lib_child.h"
+#include "tests/lib_scratch.h"
 #include "tests/tap.h"
-
-#define PATH_CAP 4096
-#define OUTPUT_LIMIT (1 << 20) /* bytes of a child's stdout kept */
-#define STDERR_LIMIT 4096
-
-static char tmp_root[PATH_CAP];
-static volatile int running_pid; /* a child to kill when interrupted */
-
-/* ---- files and folders ------------------------------------------------ */
-
-/* dir + "/" + name into out (PATH_CAP bytes). */
-static char *join(char *out, const char *dir, const char *name)
-{
-  if ((size_t)snprintf(out, PATH_CAP, "%s/%s", dir, name) >= PATH_CAP)
-    TAP_OK(0, "path fits: %s/%s", dir, name);
-  return out;
-}
-
-static void in_tmp(char *out, const char *name)
-{
-  join(out, tmp_root, name);
-}
-
-static int make_dir(const char *path)
-{
-  uv_fs_t req;
-  int rc = uv_fs_mkdir(NULL, &req, path, 0700, NULL);
-  uv_fs_req_cleanup(&req);
-  return rc;
-}
-
-static int write_file(const char *path, const void *data, size_t len)
-{
-  FILE *f = fopen(path, "wb");
-  int ok;
-  if (f == NULL)
-    return -1;
-  ok = fwrite(data, 1, len, f) == len;
-  return fclose(f) == 0 && ok ? 0 : -1;
-}
-
-static int64_t file_size(const char *path)
-{
-  uv_fs_t req;
-  int64_t size = -1;
-  if (uv_fs_stat(NULL, &req, path, NULL) == 0)
-    size = (int64_t)req.statbuf.st_size;
-  uv_fs_req_cleanup(&req);
-  return size;
-}
-
-/* Reads a whole small file; the caller frees. */
-static unsigned char *read_file(const char *path, size_t *len)
-{
-  int64_t size = file_size(path);
-  unsigned char *data;
-  FILE *f;
-
-  if (size < 0 || size > 64 * 1024 * 1024)
-    return NULL;
-  data = malloc((size_t)size + 1);
-  f = fopen(path, "rb");
-  if (data == NULL || f == NULL ||
-      fread(data, 1, (size_t)size, f) != (size_t)size) {
-    free(data);
-    data = NULL;
-  }
-  if (f != NULL)
-    fclose(f);
-  *len = (size_t)size;
-  return data;
-}
-
-static int remove_tree(const char *path, int depth)
-{
-  uv_fs_t req;
-  uv_dirent_t ent;
-  int rc;
-
-  if (depth > 32)
-    return UV_ELOOP;
-  rc = uv_fs_scandir(NULL, &req, path, 0, NULL);
-  if (rc < 0) {
-    uv_fs_req_cleanup(&req);
-    return rc;
-  }
-  while (rc >= 0 && uv_fs_scandir_next(&req, &ent) != UV_EOF) {
-    char child[PATH_CAP];
-    uv_fs_t op;
-    if ((size_t)snprintf(child, sizeof(child), "%s/%s", path, ent.name) >=
-        sizeof(child)) {
-      rc = UV_ENAMETOOLONG;
-      break;
-    }
-    if (ent.type == UV_DIRENT_DIR) {
-      rc = remove_tree(child, depth + 1);
-      continue;
-    }
-    rc = uv_fs_unlink(NULL, &op, child, NULL);
-    uv_fs_req_cleanup(&op);
-  }
-  uv_fs_req_cleanup(&req);
-  if (rc >= 0) {
-    uv_fs_t op;
-    rc = uv_fs_rmdir(NULL, &op, path, NULL);
-    uv_fs_req_cleanup(&op);
-  }
-  return rc < 0 ? rc : 0;
-}
-
-/* Best effort: the removal is not async-signal-safe, but the program ends
- * right after it either way. */
-static void on_fatal_signal(int sig)
-{
-  if (running_pid > 0)
-    uv_kill(running_pid, SIGKILL);
-  if (tmp_root[0] != '\0')
-    remove_tree(tmp_root, 0);
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
 
 /* ---- archives ---------------------------------------------------------- */
 
@@ -222,7 +98,7 @@ static int write_archive(const char *path, enum archive_kind kind,
 static int write_many(const char *path, int count, size_t path_len)
 {
   struct archive *a = archive_write_new();
-  char name[PATH_CAP + 16];
+  char name[SCRATCH_PATH_CAP + 16];
   int rc = 0;
 
   archive_write_set_format_pax_restricted(a);
@@ -277,151 +153,7 @@ static int write_tar_claiming(const char *path, unsigned long long size)
     sum += h[i];
   snprintf((char *)h + 148, 8, "%06o", sum);
   h[155] = ' ';
-  return write_file(path, h, sizeof(h));
-}
-
-/* ---- children ---------------------------------------------------------- */
-
-struct child_run {
-  uv_loop_t loop;
-  uv_process_t proc;
-  uv_pipe_t out, err;
-  uv_timer_t timer;
-  char *stdout_buf; /* OUTPUT_LIMIT + 1 bytes, NUL-terminated */
-  size_t stdout_len;
-  char stderr_buf[STDERR_LIMIT + 1];
-  size_t stderr_len;
-  int truncated;
-  int exited;
-  int64_t exit_status;
-  int term_signal;
-  int timed_out;
-};
-
-static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-  static char scratch[65536];
-  buf->base = scratch;
-  buf->len = sizeof(scratch);
-}
-
-static void keep(char *dst, size_t cap, size_t *len, const char *src, size_t n,
-                 int *truncated)
-{
-  size_t room = cap - *len;
-  if (n > room) {
-    n = room;
-    *truncated = 1;
-  }
-  memcpy(dst + *len, src, n);
-  *len += n;
-  dst[*len] = '\0';
-}
-
-static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
-{
-  struct child_run *r = s->data;
-  if (n < 0) {
-    uv_close((uv_handle_t *)s, NULL);
-    return;
-  }
-  if ((uv_pipe_t *)s == &r->out)
-    keep(r->stdout_buf, OUTPUT_LIMIT, &r->stdout_len, buf->base, (size_t)n,
-         &r->truncated);
-  else
-    keep(r->stderr_buf, STDERR_LIMIT, &r->stderr_len, buf->base, (size_t)n,
-         &r->truncated);
-}
-
-static void on_child_exit(uv_process_t *p, int64_t status, int sig)
-{
-  struct child_run *r = p->data;
-  r->exited = 1;
-  r->exit_status = status;
-  r->term_signal = sig;
-  running_pid = 0;
-  uv_close((uv_handle_t *)p, NULL);
-  uv_close((uv_handle_t *)&r->timer, NULL);
-}
-
-static void on_timeout(uv_timer_t *t)
-{
-  struct child_run *r = t->data;
-  r->timed_out = 1;
-  uv_process_kill(&r->proc, SIGKILL);
-}
-
-/* Runs argv (looked up in PATH) in cwd with env (NULL: this program's),
- * keeping its output, for at most timeout_s. Returns 0 when it ran (see
- * r->exited, exit_status, timed_out), or the libuv error of the spawn
- * (UV_ENOENT when the program is not installed). r->stdout_buf is freed
- * by run_release(). */
-static int run_program(struct child_run *r, const char *const *argv,
-                       const char *cwd, char **env, double timeout_s)
-{
-  uv_process_options_t opts;
-  uv_stdio_container_t stdio[3];
-  int rc;
-
-  memset(r, 0, sizeof(*r));
-  r->stdout_buf = malloc(OUTPUT_LIMIT + 1);
-  if (r->stdout_buf == NULL)
-    return UV_ENOMEM;
-  r->stdout_buf[0] = '\0';
-  uv_loop_init(&r->loop);
-  uv_pipe_init(&r->loop, &r->out, 0);
-  uv_pipe_init(&r->loop, &r->err, 0);
-  uv_timer_init(&r->loop, &r->timer);
-  r->out.data = r->err.data = r->timer.data = r->proc.data = r;
-
-  memset(&opts, 0, sizeof(opts));
-  stdio[0].flags = UV_IGNORE;
-  stdio[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-  stdio[1].data.stream = (uv_stream_t *)&r->out;
-  stdio[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-  stdio[2].data.stream = (uv_stream_t *)&r->err;
-  opts.file = argv[0];
-  opts.args = (char **)argv;
-  opts.cwd = cwd;
-  opts.env = env;
-  opts.stdio = stdio;
-  opts.stdio_count = 3;
-  opts.exit_cb = on_child_exit;
-
-  rc = uv_spawn(&r->loop, &r->proc, &opts);
-  if (rc < 0) {
-    uv_close((uv_handle_t *)&r->proc, NULL);
-    uv_close((uv_handle_t *)&r->out, NULL);
-    uv_close((uv_handle_t *)&r->err, NULL);
-    uv_close((uv_handle_t *)&r->timer, NULL);
-  } else {
-    running_pid = r->proc.pid;
-    uv_read_start((uv_stream_t *)&r->out, on_alloc, on_read);
-    uv_read_start((uv_stream_t *)&r->err, on_alloc, on_read);
-    uv_timer_start(&r->timer, on_timeout, (uint64_t)(timeout_s * 1000), 0);
-  }
-  uv_run(&r->loop, UV_RUN_DEFAULT);
-  uv_loop_close(&r->loop);
-  return rc;
-}
-
-static void run_release(struct child_run *r)
-{
-  free(r->stdout_buf);
-  r->stdout_buf = NULL;
-}
-
-static int run_succeeded(const struct child_run *r)
-{
-  return r->exited && !r->timed_out && r->exit_status == 0 &&
-         r->term_signal == 0;
-}
-
-static void run_explain(const struct child_run *r, const char *what)
-{
-  tap_diag("%s: %s, exit status %lld, signal %d%s; stderr: %s", what,
-           r->timed_out ? "timed out" : "ended", (long long)r->exit_status,
-           r->term_signal, r->truncated ? ", output cut" : "", r->stderr_buf);
+  return scratch_write(path, h, sizeof(h));
 }
 
 /* ---- independent digests ----------------------------------------------- */
@@ -433,58 +165,28 @@ static int tool_sha256(const char *path, char hex[65])
   const char *sha256sum[] = {"sha256sum", path, NULL};
   const char *shasum[] = {"shasum", "-a", "256", path, NULL};
   struct child_run r;
-  int rc = run_program(&r, sha256sum, NULL, NULL, tap_timeout_s(20));
+  int rc = child_run(&r, sha256sum, NULL, NULL, tap_timeout_s(20));
 
   if (rc == UV_ENOENT) {
-    run_release(&r);
-    rc = run_program(&r, shasum, NULL, NULL, tap_timeout_s(20));
+    child_release(&r);
+    rc = child_run(&r, shasum, NULL, NULL, tap_timeout_s(20));
   }
   if (rc == UV_ENOENT) {
-    run_release(&r);
+    child_release(&r);
     return 0;
   }
-  if (rc < 0 || !run_succeeded(&r) || r.stdout_len < 64) {
-    run_explain(&r, "sha256sum");
-    run_release(&r);
+  if (rc < 0 || !child_succeeded(&r) || r.stdout_len < 64) {
+    child_explain(&r, "sha256sum");
+    child_release(&r);
     return -1;
   }
   memcpy(hex, r.stdout_buf, 64);
   hex[64] = '\0';
-  run_release(&r);
+  child_release(&r);
   return 1;
 }
 
-/* npm's "integrity": "sha512-" and the base64 of the file's SHA-512. */
-static int sri_sha512(const char *path, char *out, size_t outlen)
-{
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int mdlen = 0;
-  unsigned char b64[256];
-  size_t len;
-  unsigned char *data = read_file(path, &len);
-  int ok;
-
-  if (data == NULL)
-    return -1;
-  ok = EVP_Digest(data, len, md, &mdlen, EVP_sha512(), NULL) == 1;
-  free(data);
-  if (!ok)
-    return -1;
-  EVP_EncodeBlock(b64, md, (int)mdlen);
-  snprintf(out, outlen, "sha512-%s", (const char *)b64);
-  return 0;
-}
-
 /* ---- tests -------------------------------------------------------------- */
-
-static const struct package_entry *find_entry(const struct package_info *p,
-                                              const char *path)
-{
-  for (int i = 0; i < p->nentries; i++)
-    if (strcmp(p->entries[i].path, path) == 0)
-      return &p->entries[i];
-  return NULL;
-}
 
 /* Checks a measured archive against the files its items hold. */
 static void check_measure(const char *label, const char *path,
@@ -508,19 +210,19 @@ static void check_measure(const char *label, const char *path,
     unpacked += (int64_t)items[i].size;
     files++;
   }
-  TAP_OK(p.packed_bytes == file_size(path) && p.packed_bytes > 0,
+  TAP_OK(p.packed_bytes == scratch_size(path) && p.packed_bytes > 0,
          "%s: packed_bytes is the file's size (%lld)", label,
          (long long)p.packed_bytes);
-  TAP_OK(p.unpacked_bytes == unpacked, "%s: unpacked_bytes %lld == %lld", label,
-         (long long)p.unpacked_bytes, (long long)unpacked);
+  TAP_EQ_INT(p.unpacked_bytes, unpacked, "%s: unpacked_bytes %lld == %lld",
+             label, (long long)p.unpacked_bytes, (long long)unpacked);
   TAP_OK(p.file_count == files && p.nentries == files,
          "%s: %d regular files counted (got %d), no directory or link", label,
          files, p.file_count);
   TAP_OK(in_order, "%s: entries name each file and its size, in order", label);
-  TAP_OK(strcmp(p.file_name, strrchr(path, '/') + 1) == 0,
-         "%s: file_name is the base name (%s)", label, p.file_name);
-  TAP_OK(strstr(p.format, format_part) != NULL, "%s: format '%s' has '%s'",
-         label, p.format, format_part);
+  TAP_EQ_STR(p.file_name, strrchr(path, '/') + 1,
+             "%s: file_name is the base name (%s)", label, p.file_name);
+  TAP_HAS_STR(p.format, format_part, "%s: format '%s' has '%s'", label,
+              p.format, format_part);
   rc = tool_sha256(path, hex);
   if (rc == 0)
     TAP_OK(1, "# SKIP neither sha256sum nor shasum installed");
@@ -555,18 +257,18 @@ static void test_archives(void)
       {"com/example/Main.class", ITEM_FILE, 300, NULL},
       {"com/example/Big.class", ITEM_FILE, 200000, NULL},
   };
-  char path[PATH_CAP];
+  char path[SCRATCH_PATH_CAP];
 
-  in_tmp(path, "known.tar.gz");
+  scratch_path(path, "known.tar.gz");
   if (TAP_OK(write_archive(path, KIND_TGZ, tgz, 5) == 0, "wrote %s", path))
     check_measure("tar.gz", path, tgz, 5, "gzip");
-  in_tmp(path, "known.zip");
+  scratch_path(path, "known.zip");
   if (TAP_OK(write_archive(path, KIND_ZIP, zip, 5) == 0, "wrote %s", path))
     check_measure("zip", path, zip, 5, "ZIP");
-  in_tmp(path, "known.jar");
+  scratch_path(path, "known.jar");
   if (TAP_OK(write_archive(path, KIND_ZIP, jar, 6) == 0, "wrote %s", path))
     check_measure("jar", path, jar, 6, "ZIP");
-  in_tmp(path, "unknown-sizes.zip");
+  scratch_path(path, "unknown-sizes.zip");
   if (TAP_OK(write_archive(path, KIND_ZIP_UNKNOWN_SIZES, zip, 5) == 0,
              "wrote %s (sizes after the data)", path))
     check_measure("zip with data descriptors", path, zip, 5, "ZIP");
@@ -596,41 +298,41 @@ static void test_errors(void)
       {"a.bin", ITEM_FILE, 30000, NULL},
       {"b.bin", ITEM_FILE, 30000, NULL},
   };
-  char path[PATH_CAP], cut[PATH_CAP];
+  char path[SCRATCH_PATH_CAP], cut[SCRATCH_PATH_CAP];
   unsigned char noise[4096];
   unsigned char *data, *padded;
   unsigned seed = 12345;
   size_t len;
 
-  in_tmp(path, "whole.tgz");
-  in_tmp(cut, "truncated.tgz");
-  data =
-      write_archive(path, KIND_TGZ, tgz, 2) == 0 ? read_file(path, &len) : NULL;
-  if (TAP_OK(data != NULL && write_file(cut, data, len / 2) == 0,
+  scratch_path(path, "whole.tgz");
+  scratch_path(cut, "truncated.tgz");
+  data = write_archive(path, KIND_TGZ, tgz, 2) == 0 ? scratch_read(path, &len)
+                                                    : NULL;
+  if (TAP_OK(data != NULL && scratch_write(cut, data, len / 2) == 0,
              "wrote a .tgz cut in half"))
     expect_failure("a truncated .tgz", cut, UV_EINVAL, NULL);
   free(data);
 
   /* libarchive would read these as a stream of local entries; no zip or
    * jar tool opens them. */
-  in_tmp(path, "known.zip");
-  data = read_file(path, &len);
+  scratch_path(path, "known.zip");
+  data = scratch_read(path, &len);
   padded = data != NULL ? malloc(len + 100000) : NULL;
-  in_tmp(cut, "no-end.zip");
-  if (TAP_OK(data != NULL && write_file(cut, data, len - 30) == 0,
+  scratch_path(cut, "no-end.zip");
+  if (TAP_OK(data != NULL && scratch_write(cut, data, len - 30) == 0,
              "wrote a .zip without its end"))
     expect_failure("a .zip without its end", cut, UV_EINVAL,
                    "central directory");
-  in_tmp(cut, "half.zip");
-  if (TAP_OK(data != NULL && write_file(cut, data, len / 2) == 0,
+  scratch_path(cut, "half.zip");
+  if (TAP_OK(data != NULL && scratch_write(cut, data, len / 2) == 0,
              "wrote a .zip cut in half"))
     expect_failure("a .zip cut in half", cut, UV_EINVAL, NULL);
-  in_tmp(cut, "trailing.zip");
+  scratch_path(cut, "trailing.zip");
   if (padded != NULL) {
     memcpy(padded, data, len);
     memset(padded + len, 'J', 100000);
   }
-  if (TAP_OK(padded != NULL && write_file(cut, padded, len + 100000) == 0,
+  if (TAP_OK(padded != NULL && scratch_write(cut, padded, len + 100000) == 0,
              "wrote a .zip followed by 100000 bytes"))
     expect_failure("a .zip whose directory readers cannot find", cut, UV_EINVAL,
                    "central directory");
@@ -641,29 +343,29 @@ static void test_errors(void)
     seed = seed * 1103515245u + 12345u;
     noise[i] = (unsigned char)(seed >> 16);
   }
-  in_tmp(path, "noise.tgz");
-  write_file(path, noise, sizeof(noise));
+  scratch_path(path, "noise.tgz");
+  scratch_write(path, noise, sizeof(noise));
   expect_failure("random bytes", path, UV_EINVAL, NULL);
-  in_tmp(path, "text.tgz");
-  write_file(path, "just some text\n", 15);
+  scratch_path(path, "text.tgz");
+  scratch_write(path, "just some text\n", 15);
   expect_failure("a text file", path, UV_EINVAL, NULL);
-  in_tmp(path, "missing.tgz");
+  scratch_path(path, "missing.tgz");
   expect_failure("a missing file", path, UV_ENOENT, "cannot open");
-  in_tmp(path, "empty.tgz");
-  write_file(path, "", 0);
+  scratch_path(path, "empty.tgz");
+  scratch_write(path, "", 0);
   expect_failure("an empty file", path, UV_EINVAL, "empty file");
-  in_tmp(path, "a-folder.tgz");
-  make_dir(path);
+  scratch_path(path, "a-folder.tgz");
+  scratch_mkdir(path);
   expect_failure("a folder", path, UV_EINVAL, "not a regular file");
 }
 
 static void test_bounds(void)
 {
   struct package_info p = PACKAGE_INFO_INIT;
-  char path[PATH_CAP], err[512] = "";
+  char path[SCRATCH_PATH_CAP], err[512] = "";
   int rc;
 
-  in_tmp(path, "max-entries.tgz");
+  scratch_path(path, "max-entries.tgz");
   if (TAP_OK(write_many(path, PACKAGE_MAX_ENTRIES, 0) == 0, "wrote %d entries",
              PACKAGE_MAX_ENTRIES)) {
     rc = package_measure(path, &p, err, sizeof(err));
@@ -673,13 +375,13 @@ static void test_bounds(void)
            "%d entries are allowed %s", PACKAGE_MAX_ENTRIES, rc ? err : "");
     package_info_release(&p);
   }
-  in_tmp(path, "too-many-entries.tgz");
+  scratch_path(path, "too-many-entries.tgz");
   if (TAP_OK(write_many(path, PACKAGE_MAX_ENTRIES + 1, 0) == 0,
              "wrote %d entries", PACKAGE_MAX_ENTRIES + 1))
     expect_failure("one entry too many", path, UV_EFBIG,
                    "archive has more than 100000 entries");
 
-  in_tmp(path, "path-4096.tgz");
+  scratch_path(path, "path-4096.tgz");
   if (TAP_OK(write_many(path, 1, PACKAGE_MAX_PATH) == 0,
              "wrote a path of %d bytes", PACKAGE_MAX_PATH)) {
     rc = package_measure(path, &p, err, sizeof(err));
@@ -688,13 +390,13 @@ static void test_bounds(void)
            "a path of %d bytes is allowed %s", PACKAGE_MAX_PATH, rc ? err : "");
     package_info_release(&p);
   }
-  in_tmp(path, "path-4097.tgz");
+  scratch_path(path, "path-4097.tgz");
   if (TAP_OK(write_many(path, 1, PACKAGE_MAX_PATH + 1) == 0,
              "wrote a path of %d bytes", PACKAGE_MAX_PATH + 1))
     expect_failure("a path over the bound", path, UV_ENAMETOOLONG,
                    "4097 bytes");
 
-  in_tmp(path, "long-paths.tgz");
+  scratch_path(path, "long-paths.tgz");
   if (TAP_OK(write_many(path, PACKAGE_MAX_PATH_BYTES / PACKAGE_MAX_PATH,
                         4095) == 0,
              "wrote %d paths of 4095 bytes",
@@ -705,372 +407,31 @@ static void test_bounds(void)
            rc ? err : "");
     package_info_release(&p);
   }
-  in_tmp(path, "too-long-paths.tgz");
+  scratch_path(path, "too-long-paths.tgz");
   if (TAP_OK(write_many(path, PACKAGE_MAX_PATH_BYTES / PACKAGE_MAX_PATH + 1,
                         4095) == 0,
              "wrote one more"))
     expect_failure("more bytes of paths than the bound", path, UV_EFBIG,
                    "paths take more than");
 
-  in_tmp(path, "huge.tar");
+  scratch_path(path, "huge.tar");
   if (TAP_OK(write_tar_claiming(path, 5ULL << 30) == 0,
              "wrote a tar header claiming 5 GiB"))
     expect_failure("5 GiB of files", path, UV_EFBIG,
                    "archive has more than 4294967296 bytes");
-  in_tmp(path, "short.tar");
+  scratch_path(path, "short.tar");
   if (TAP_OK(write_tar_claiming(path, 100000) == 0,
              "wrote a tar header claiming more than the file holds"))
     expect_failure("a tar shorter than its header says", path, UV_EINVAL, NULL);
 }
 
-static void test_find(void)
-{
-  char dir[PATH_CAP], sub[PATH_CAP], path[PATH_CAP], want[PATH_CAP];
-  char out[PATH_CAP], err[512];
-  int rc;
-
-  in_tmp(dir, "find");
-  make_dir(dir);
-  join(path, dir, "lane-1.0.0.tgz");
-  write_file(path, "x", 1);
-  join(path, dir, "notes.txt");
-  write_file(path, "x", 1);
-  join(path, dir, "folder.tgz");
-  make_dir(path); /* matches the pattern but is not a file */
-  join(sub, dir, "package");
-  make_dir(sub);
-  join(path, sub, "lane-0.1.0.crate");
-  write_file(path, "x", 1);
-  join(path, dir, "two");
-  make_dir(path);
-  join(path, dir, "two/a-1.tgz");
-  write_file(path, "x", 1);
-  join(path, dir, "two/a-2.tgz");
-  write_file(path, "x", 1);
-
-  join(want, dir, "lane-1.0.0.tgz");
-  rc = package_find_artifact(dir, "*.tgz", out, sizeof(out), err, sizeof(err));
-  TAP_OK(rc == 0 && strcmp(out, want) == 0,
-         "find: one file matches '*.tgz', a folder that matches does not "
-         "count (%s)",
-         rc ? err : out);
-  rc = package_find_artifact(dir, "lane-?.?.?.tgz", out, sizeof(out), err,
-                             sizeof(err));
-  TAP_OK(rc == 0 && strcmp(out, want) == 0, "find: '?' matches one byte");
-  rc = package_find_artifact(dir, "lane-1.0.0.tgz", out, sizeof(out), err,
-                             sizeof(err));
-  TAP_OK(rc == 0 && strcmp(out, want) == 0, "find: a literal name");
-  rc = package_find_artifact(dir, "*.zip", out, sizeof(out), err, sizeof(err));
-  TAP_OK(rc == UV_ENOENT && strstr(err, "'*.zip'") &&
-             strstr(err, "lane-1.0.0.tgz") && strstr(err, "package/") &&
-             out[0] == '\0',
-         "find: no match is an error listing the folder: %s", err);
-  rc = package_find_artifact(dir, "lane-?.tgz", out, sizeof(out), err,
-                             sizeof(err));
-  TAP_OK(rc == UV_ENOENT, "find: '?' does not match several bytes");
-  join(path, dir, "two");
-  rc = package_find_artifact(path, "a-*.tgz", out, sizeof(out), err,
-                             sizeof(err));
-  TAP_OK(rc == UV_EEXIST && strstr(err, "'a-*.tgz'") &&
-             strstr(err, "a-1.tgz") && strstr(err, "a-2.tgz") &&
-             strstr(err, "2 files"),
-         "find: two matches are an error naming both: %s", err);
-  join(want, sub, "lane-0.1.0.crate");
-  rc = package_find_artifact(dir, "package/*.crate", out, sizeof(out), err,
-                             sizeof(err));
-  TAP_OK(rc == 0 && strcmp(out, want) == 0, "find: in a subfolder (%s)",
-         rc ? err : out);
-  rc =
-      package_find_artifact(dir, "*.crate", out, sizeof(out), err, sizeof(err));
-  TAP_OK(rc == UV_ENOENT, "find: the subfolder is not searched by default");
-  rc = package_find_artifact(dir, "nowhere/*.crate", out, sizeof(out), err,
-                             sizeof(err));
-  TAP_OK(rc == UV_ENOENT && strstr(err, "nowhere"),
-         "find: a missing subfolder is an error: %s", err);
-  rc = package_find_artifact(dir, "a/b/*.crate", out, sizeof(out), err,
-                             sizeof(err));
-  TAP_OK(rc == UV_EINVAL, "find: two '/' are refused: %s", err);
-  rc = package_find_artifact(dir, "pack*/*.crate", out, sizeof(out), err,
-                             sizeof(err));
-  TAP_OK(rc == UV_EINVAL, "find: wildcards in the folder are refused: %s", err);
-  rc = package_find_artifact(dir, "", out, sizeof(out), err, sizeof(err));
-  TAP_OK(rc == UV_EINVAL, "find: an empty pattern is refused");
-  rc = package_find_artifact(dir, "*.tgz", out, 8, err, sizeof(err));
-  TAP_OK(rc == UV_ENAMETOOLONG && out[0] == '\0',
-         "find: a result that does not fit is an error: %s", err);
-  rc = package_find_artifact(dir, "*l*n*-*1*.*", out, sizeof(out), err,
-                             sizeof(err));
-  TAP_OK(rc == 0 && strstr(out, "lane-1.0.0.tgz"),
-         "find: several '*' backtrack");
-}
-
-/* ---- npm ----------------------------------------------------------------- */
-
-static int same_name(const char *a, const char *b)
-{
-  for (; *a != '\0' && *b != '\0'; a++, b++)
-    if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
-      return 0;
-  return *a == *b;
-}
-
-static char *format_alloc(const char *a, const char *b, const char *c)
-{
-  size_t len = strlen(a) + strlen(b) + strlen(c) + 1;
-  char *s = malloc(len);
-  if (s != NULL)
-    snprintf(s, len, "%s%s%s", a, b, c);
-  return s;
-}
-
-/* This program's environment with npm's cache inside the temporary folder
- * and no update check, so npm writes nothing elsewhere. NULL-terminated;
- * free with free_env(). */
-static char **npm_env(const char *cache)
-{
-  uv_env_item_t *items = NULL;
-  int count = 0;
-  char **env;
-  int n = 0;
-
-  if (uv_os_environ(&items, &count) != 0)
-    return NULL;
-  env = calloc((size_t)count + 3, sizeof(*env));
-  for (int i = 0; env != NULL && i < count; i++) {
-    /* npm reads its settings from the environment in any case. */
-    if (same_name(items[i].name, "npm_config_cache") ||
-        same_name(items[i].name, "npm_config_update_notifier"))
-      continue;
-    if ((env[n] = format_alloc(items[i].name, "=", items[i].value)) != NULL)
-      n++;
-  }
-  uv_os_free_environ(items, count);
-  if (env != NULL) {
-    if ((env[n] = format_alloc("npm_config_cache=", cache, "")) != NULL)
-      n++;
-    env[n] = format_alloc("npm_config_update_notifier=false", "", "");
-  }
-  return env;
-}
-
-static void free_env(char **env)
-{
-  for (int i = 0; env != NULL && env[i] != NULL; i++)
-    free(env[i]);
-  free(env);
-}
-
-/* Runs npm with args in lane_dir. Returns npm's JSON (the caller puts it),
- * NULL when npm failed, or sets *missing when npm is not installed. */
-static json_object *run_npm(const char *const *argv, const char *lane_dir,
-                            char **env, int *missing)
-{
-  struct child_run r;
-  json_object *doc = NULL;
-  int rc = run_program(&r, argv, lane_dir, env, tap_timeout_s(120));
-
-  *missing = rc == UV_ENOENT;
-  if (rc == 0 && run_succeeded(&r) && !r.truncated) {
-    json_tokener *tok = json_tokener_new();
-    doc = json_tokener_parse_ex(tok, r.stdout_buf, (int)r.stdout_len);
-    if (json_tokener_get_error(tok) != json_tokener_success) {
-      json_object_put(doc);
-      doc = NULL;
-      tap_diag("npm's output is not JSON: %.200s", r.stdout_buf);
-    }
-    json_tokener_free(tok);
-  } else if (rc < 0 && !*missing) {
-    tap_diag("cannot start npm: %s", uv_strerror(rc));
-  } else if (rc == 0) {
-    run_explain(&r, "npm pack");
-  }
-  run_release(&r);
-  return doc;
-}
-
-static int64_t json_int(json_object *obj, const char *key)
-{
-  json_object *v;
-  if (!json_object_object_get_ex(obj, key, &v) ||
-      !json_object_is_type(v, json_type_int))
-    return -1;
-  return json_object_get_int64(v);
-}
-
-/* Compares a measured .tgz with one package of npm's pack report. */
-static void compare_with_npm(const char *label, const struct package_info *p,
-                             json_object *pack)
-{
-  json_object *files = NULL;
-  int64_t size = json_int(pack, "size");
-  int64_t unpacked = json_int(pack, "unpackedSize");
-  int64_t count = json_int(pack, "entryCount");
-  size_t nfiles;
-  int all_found = 1;
-
-  TAP_OK(size > 0 && p->packed_bytes == size,
-         "%s: packed_bytes %lld == npm's size %lld", label,
-         (long long)p->packed_bytes, (long long)size);
-  TAP_OK(unpacked >= 0 && p->unpacked_bytes == unpacked,
-         "%s: unpacked_bytes %lld == npm's unpackedSize %lld", label,
-         (long long)p->unpacked_bytes, (long long)unpacked);
-  TAP_OK(count > 0 && p->file_count == count,
-         "%s: file_count %d == npm's entryCount %lld", label, p->file_count,
-         (long long)count);
-  if (!TAP_OK(json_object_object_get_ex(pack, "files", &files) &&
-                  json_object_is_type(files, json_type_array),
-              "%s: npm lists the files", label))
-    return;
-  nfiles = json_object_array_length(files);
-  for (size_t i = 0; i < nfiles; i++) {
-    json_object *f = json_object_array_get_idx(files, i), *v;
-    const struct package_entry *e = NULL;
-    char path[PATH_CAP];
-    if (json_object_object_get_ex(f, "path", &v)) {
-      snprintf(path, sizeof(path), "package/%s", json_object_get_string(v));
-      e = find_entry(p, path);
-    }
-    if (e == NULL || e->size_bytes != json_int(f, "size")) {
-      tap_diag("npm lists %s (%lld bytes); measured %lld",
-               json_object_get_string(f), (long long)json_int(f, "size"),
-               e ? (long long)e->size_bytes : -1LL);
-      all_found = 0;
-    }
-  }
-  TAP_OK(all_found && (int64_t)nfiles == p->nentries,
-         "%s: each of npm's %zu files is an entry of the same size", label,
-         nfiles);
-}
-
-/* Packs into a new folder; measures the tarball. Returns 0 or -1. */
-static int pack_once(const char *lane_dir, char **env, const char *dest_name,
-                     struct package_info *p, json_object **report, int *missing)
-{
-  char dest[PATH_CAP], found[PATH_CAP], err[512];
-  const char *argv[] = {"npm", "pack", "--json", "--pack-destination",
-                        dest,  NULL};
-  json_object *first, *v;
-  int rc;
-
-  in_tmp(dest, dest_name);
-  make_dir(dest);
-  *report = run_npm(argv, lane_dir, env, missing);
-  if (*missing)
-    return -1;
-  if (!TAP_OK(*report != NULL &&
-                  json_object_is_type(*report, json_type_array) &&
-                  json_object_array_length(*report) == 1,
-              "npm pack --json into %s reports one package", dest_name))
-    return -1;
-  rc = package_find_artifact(dest, "*.tgz", found, sizeof(found), err,
-                             sizeof(err));
-  if (!TAP_OK(rc == 0, "npm's tarball is found in %s %s", dest_name,
-              rc ? err : ""))
-    return -1;
-  first = json_object_array_get_idx(*report, 0);
-  TAP_OK(json_object_object_get_ex(first, "filename", &v) &&
-             strcmp(strrchr(found, '/') + 1, json_object_get_string(v)) == 0,
-         "the tarball is the file npm names (%s)", strrchr(found, '/') + 1);
-  rc = package_measure(found, p, err, sizeof(err));
-  return TAP_OK(rc == 0, "npm's tarball measured (%s)", rc ? err : p->format)
-             ? 0
-             : -1;
-}
-
-static void test_npm(void)
-{
-  const char *root = getenv("CROSSRUN_ROOT");
-  const char *dry_argv[] = {"npm", "pack", "--dry-run", "--json", NULL};
-  struct package_info first = PACKAGE_INFO_INIT, second = PACKAGE_INFO_INIT;
-  json_object *report1 = NULL, *report2 = NULL, *dry = NULL;
-  char lane_dir[PATH_CAP], manifest[PATH_CAP], cache[PATH_CAP];
-  char sri[512];
-  char **env;
-  int missing = 0;
-
-  if (root == NULL || *root == '\0')
-    root = ".";
-  join(lane_dir, root, "lanes/node");
-  join(manifest, lane_dir, "package.json");
-  if (file_size(manifest) < 0) {
-    TAP_OK(1, "# SKIP %s not found (set CROSSRUN_ROOT)", manifest);
-    return;
-  }
-  in_tmp(cache, "npm-cache");
-  env = npm_env(cache);
-  if (!TAP_OK(env != NULL, "npm's environment"))
-    return;
-  if (pack_once(lane_dir, env, "pack-1", &first, &report1, &missing) == 0) {
-    json_object *pack = json_object_array_get_idx(report1, 0), *v;
-    compare_with_npm("npm pack", &first, pack);
-    {
-      char tarball[PATH_CAP];
-      char folder[PATH_CAP];
-      join(tarball, join(folder, tmp_root, "pack-1"), first.file_name);
-      TAP_OK(json_object_object_get_ex(pack, "integrity", &v) &&
-                 sri_sha512(tarball, sri, sizeof(sri)) == 0 &&
-                 strcmp(sri, json_object_get_string(v)) == 0,
-             "npm's integrity is the SHA-512 of the measured file");
-    }
-    dry = run_npm(dry_argv, lane_dir, env, &missing);
-    if (TAP_OK(dry != NULL && json_object_is_type(dry, json_type_array) &&
-                   json_object_array_length(dry) == 1,
-               "npm pack --dry-run --json reports one package"))
-      compare_with_npm("npm pack --dry-run", &first,
-                       json_object_array_get_idx(dry, 0));
-    if (pack_once(lane_dir, env, "pack-2", &second, &report2, &missing) == 0) {
-      int same = strcmp(first.sha256, second.sha256) == 0;
-      tap_diag("npm pack twice: sha256 %s and %s: %s", first.sha256,
-               second.sha256,
-               same ? "identical, packing is reproducible"
-                    : "different, packing is not reproducible");
-      TAP_OK(1, "npm pack twice (reproducible: %s)", same ? "yes" : "no");
-    }
-  } else if (missing) {
-    TAP_OK(1, "# SKIP npm not installed");
-  }
-  package_info_release(&first);
-  package_info_release(&second);
-  json_object_put(report1);
-  json_object_put(report2);
-  json_object_put(dry);
-  free_env(env);
-}
-
 int main(void)
 {
-  char base[PATH_CAP - 64];
-  size_t len = sizeof(base);
-  uv_fs_t req;
-  int rc;
-
-  signal(SIGINT, on_fatal_signal);
-  signal(SIGTERM, on_fatal_signal);
-#ifdef SIGHUP
-  signal(SIGHUP, on_fatal_signal);
-#endif
-  /* uv_os_tmpdir: $TMPDIR (or TMP, TEMP), else /tmp. */
-  if (uv_os_tmpdir(base, &len) != 0)
-    snprintf(base, sizeof(base), "/tmp");
-  join(tmp_root, base, "crossrun-test-XXXXXX");
-  rc = uv_fs_mkdtemp(NULL, &req, tmp_root, NULL);
-  if (rc == 0)
-    snprintf(tmp_root, sizeof(tmp_root), "%s", req.path);
-  uv_fs_req_cleanup(&req);
-  if (!TAP_OK(rc == 0, "temporary folder %s", tmp_root)) {
-    tmp_root[0] = '\0';
+  if (scratch_create() != 0)
     return tap_done();
-  }
-
   test_archives();
   test_errors();
   test_bounds();
-  test_find();
-  test_npm();
-
-  rc = remove_tree(tmp_root, 0);
-  TAP_OK(rc == 0 && file_size(tmp_root) < 0, "temporary folder removed %s",
-         rc ? uv_strerror(rc) : "");
-  tmp_root[0] = '\0';
+  scratch_remove();
   return tap_done();
 }

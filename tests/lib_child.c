@@ -1,0 +1,129 @@
+/* Running a helper program: see tests/lib_child.h. */
+#include "tests/lib_child.h"
+#include "tests/lib_scratch.h"
+#include "tests/tap.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+  static char scratch[65536];
+  buf->base = scratch;
+  buf->len = sizeof(scratch);
+}
+
+static void keep(char *dst, size_t cap, size_t *len, const char *src, size_t n,
+                 int *truncated)
+{
+  size_t room = cap - *len;
+  if (n > room) {
+    n = room;
+    *truncated = 1;
+  }
+  memcpy(dst + *len, src, n);
+  *len += n;
+  dst[*len] = '\0';
+}
+
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+  struct child_run *r = s->data;
+  if (n < 0) {
+    uv_close((uv_handle_t *)s, NULL);
+    return;
+  }
+  if ((uv_pipe_t *)s == &r->out)
+    keep(r->stdout_buf, CHILD_OUTPUT_LIMIT, &r->stdout_len, buf->base,
+         (size_t)n, &r->truncated);
+  else
+    keep(r->stderr_buf, CHILD_STDERR_LIMIT, &r->stderr_len, buf->base,
+         (size_t)n, &r->truncated);
+}
+
+static void on_child_exit(uv_process_t *p, int64_t status, int sig)
+{
+  struct child_run *r = p->data;
+  r->exited = 1;
+  r->exit_status = status;
+  r->term_signal = sig;
+  scratch_child_pid = 0;
+  uv_close((uv_handle_t *)p, NULL);
+  uv_close((uv_handle_t *)&r->timer, NULL);
+}
+
+static void on_timeout(uv_timer_t *t)
+{
+  struct child_run *r = t->data;
+  r->timed_out = 1;
+  uv_process_kill(&r->proc, SIGKILL);
+}
+
+int child_run(struct child_run *r, const char *const *argv, const char *cwd,
+              char **env, double timeout_s)
+{
+  uv_process_options_t opts;
+  uv_stdio_container_t stdio[3];
+  int rc;
+
+  memset(r, 0, sizeof(*r));
+  r->stdout_buf = malloc(CHILD_OUTPUT_LIMIT + 1);
+  if (r->stdout_buf == NULL)
+    return UV_ENOMEM;
+  r->stdout_buf[0] = '\0';
+  uv_loop_init(&r->loop);
+  uv_pipe_init(&r->loop, &r->out, 0);
+  uv_pipe_init(&r->loop, &r->err, 0);
+  uv_timer_init(&r->loop, &r->timer);
+  r->out.data = r->err.data = r->timer.data = r->proc.data = r;
+
+  memset(&opts, 0, sizeof(opts));
+  stdio[0].flags = UV_IGNORE;
+  stdio[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+  stdio[1].data.stream = (uv_stream_t *)&r->out;
+  stdio[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+  stdio[2].data.stream = (uv_stream_t *)&r->err;
+  opts.file = argv[0];
+  opts.args = (char **)argv;
+  opts.cwd = cwd;
+  opts.env = env;
+  opts.stdio = stdio;
+  opts.stdio_count = 3;
+  opts.exit_cb = on_child_exit;
+
+  rc = uv_spawn(&r->loop, &r->proc, &opts);
+  if (rc < 0) {
+    uv_close((uv_handle_t *)&r->proc, NULL);
+    uv_close((uv_handle_t *)&r->out, NULL);
+    uv_close((uv_handle_t *)&r->err, NULL);
+    uv_close((uv_handle_t *)&r->timer, NULL);
+  } else {
+    scratch_child_pid = r->proc.pid;
+    uv_read_start((uv_stream_t *)&r->out, on_alloc, on_read);
+    uv_read_start((uv_stream_t *)&r->err, on_alloc, on_read);
+    uv_timer_start(&r->timer, on_timeout, (uint64_t)(timeout_s * 1000), 0);
+  }
+  uv_run(&r->loop, UV_RUN_DEFAULT);
+  uv_loop_close(&r->loop);
+  return rc;
+}
+
+void child_release(struct child_run *r)
+{
+  free(r->stdout_buf);
+  r->stdout_buf = NULL;
+}
+
+int child_succeeded(const struct child_run *r)
+{
+  return r->exited && !r->timed_out && r->exit_status == 0 &&
+         r->term_signal == 0;
+}
+
+void child_explain(const struct child_run *r, const char *what)
+{
+  tap_diag("%s: %s, exit status %lld, signal %d%s; stderr: %s", what,
+           r->timed_out ? "timed out" : "ended", (long long)r->exit_status,
+           r->term_signal, r->truncated ? ", output cut" : "", r->stderr_buf);
+}

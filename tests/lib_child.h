@@ -1,0 +1,46 @@
+/* Running a helper program (sha256sum, npm) to its end on a loop of its
+ * own, keeping its output, with a deadline. While it runs its pid is
+ * scratch_child_pid, so that an interrupted test kills it. */
+#ifndef CROSSRUN_TESTS_LIB_CHILD_H
+#define CROSSRUN_TESTS_LIB_CHILD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#define CHILD_OUTPUT_LIMIT (1 << 20) /* bytes of a child's stdout kept */
+#define CHILD_STDERR_LIMIT 4096
+
+struct child_run {
+  uv_loop_t loop;
+  uv_process_t proc;
+  uv_pipe_t out, err;
+  uv_timer_t timer;
+  char *stdout_buf; /* CHILD_OUTPUT_LIMIT + 1 bytes, NUL-terminated */
+  size_t stdout_len;
+  char stderr_buf[CHILD_STDERR_LIMIT + 1];
+  size_t stderr_len;
+  int truncated;
+  int exited;
+  int64_t exit_status;
+  int term_signal;
+  int timed_out;
+};
+
+/* Runs argv (looked up in PATH) in cwd with env (NULL: this program's),
+ * keeping its output, for at most timeout_s. Returns 0 when it ran (see
+ * r->exited, exit_status, timed_out), or the libuv error of the spawn
+ * (UV_ENOENT when the program is not installed). r->stdout_buf is freed
+ * by child_release(), to be called whatever this returned. */
+int child_run(struct child_run *r, const char *const *argv, const char *cwd,
+              char **env, double timeout_s);
+
+void child_release(struct child_run *r);
+
+/* Whether it exited 0 in time. */
+int child_succeeded(const struct child_run *r);
+
+/* A diagnostic of how it ended and its stderr, under the label what. */
+void child_explain(const struct child_run *r, const char *what);
+
+#endif
