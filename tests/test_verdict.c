@@ -1,0 +1,418 @@
+/* runner/verdict: from what the executor observed to each check's outcome
+ * and the sample's one status, stage and reason. Every input is made here
+ * by hand (no processes), so each rule of the failure ranking is pinned
+ * alone and against the rules below it. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "platforms/platform.h"
+#include "protocol/codec.h"
+#include "runner/capture.h"
+#include "runner/verdict.h"
+#include "tests/tap.h"
+
+static const struct proto_workload workload = {10, 100, 64, 8};
+
+/* A peer that exited by itself with code, having written err to stderr. */
+static void peer_exited(struct peer_report *p, int code, const char *err)
+{
+  p->started = 1;
+  p->pid = 4242;
+  p->reaped = 1;
+  p->exited = 1;
+  p->exit_code = code;
+  if (err)
+    capture_append(&p->err, err, strlen(err));
+}
+
+/* A sample in which everything went right: both peers exited with 0, the
+ * result matches the workload, and the cleanup checks passed. */
+static void sample_good(struct sample_result *res, struct verdict_input *in)
+{
+  struct proto_totals t;
+
+  memset(res, 0, sizeof(*res));
+  memset(in, 0, sizeof(*in));
+  if (capture_alloc(&res->server.err, 1024) != 0 ||
+      capture_alloc(&res->client.err, 1024) != 0)
+    TAP_OK(0, "stderr captures allocate");
+  in->ready = 1;
+  in->workload = &workload;
+  res->port = 40123;
+  res->ready_ns = 7 * 1000000ull;
+  peer_exited(&res->server, 0, NULL);
+  peer_exited(&res->client, 0, NULL);
+  proto_totals_expected(&workload, &t);
+  res->have_result = 1;
+  res->result.round_trips = (int64_t)workload.round_trips;
+  res->result.warmup_round_trips = (int64_t)workload.warmup;
+  res->result.payload_bytes = workload.payload_bytes;
+  res->result.max_in_flight = workload.max_in_flight;
+  res->result.frames_sent = (int64_t)t.frames_sent;
+  res->result.frames_received = (int64_t)t.frames_received;
+  res->result.bytes_sent = (int64_t)t.bytes_sent;
+  res->result.bytes_received = (int64_t)t.bytes_received;
+  res->result.elapsed_ns = 123456;
+  for (int i = CHECK_NO_ORPHANS; i <= CHECK_TEMP_CLEAN; i++) {
+    res->checks[i].ran = 1;
+    res->checks[i].passed = 1;
+    snprintf(res->checks[i].reason, sizeof(res->checks[i].reason), "clean");
+  }
+}
+
+static void sample_done(struct sample_result *res)
+{
+  capture_release(&res->server.err);
+  capture_release(&res->client.err);
+}
+
+/* A cleanup check that failed with reason. */
+static void cleanup_failed(struct sample_result *res, enum check_id id,
+                           const char *reason)
+{
+  res->checks[id].passed = 0;
+  snprintf(res->checks[id].reason, sizeof(res->checks[id].reason), "%s",
+           reason);
+}
+
+/* Decides, then checks the status, stage and reason (NULLs for none). */
+static void expect(const char *label, struct sample_result *res,
+                   struct verdict_input *in, enum sample_status status,
+                   const char *stage, const char *reason)
+{
+  verdict_decide(in, res);
+  TAP_EQ_STR(sample_status_name(res->status), sample_status_name(status),
+             "%s: status", label);
+  TAP_EQ_STR(res->failure_stage, stage, "%s: stage", label);
+  TAP_EQ_STR(res->failure_reason, reason, "%s: reason (%s)", label,
+             res->message);
+}
+
+static void test_passed(void)
+{
+  struct sample_result res;
+  struct verdict_input in;
+
+  sample_good(&res, &in);
+  expect("all good", &res, &in, SAMPLE_PASSED, NULL, NULL);
+  TAP_EQ_STR(res.message, "", "a pass has no message");
+  for (int i = 0; i < CHECK_COUNT; i++)
+    TAP_OK(res.checks[i].ran && res.checks[i].passed, "%s ran and passed",
+           sample_check_name((enum check_id)i));
+  TAP_EQ_STR(res.checks[CHECK_SERVER_READY].reason, "READY 40123 after 7 ms",
+             "server_ready names the port and the time to READY");
+  TAP_EQ_STR(res.checks[CHECK_CLIENT_EXIT].reason, "exited by itself with 0",
+             "client_exit says how it ended");
+  TAP_EQ_STR(res.checks[CHECK_CLIENT_RESULT].reason,
+             "counts and wire bytes match the workload",
+             "client_result says what matched");
+  sample_done(&res);
+
+  /* A verdict is decided afresh: a second call on a result that failed
+   * before does not keep the old failure. */
+  sample_good(&res, &in);
+  in.interrupted = 1;
+  verdict_decide(&in, &res);
+  in.interrupted = 0;
+  expect("decided again", &res, &in, SAMPLE_PASSED, NULL, NULL);
+  sample_done(&res);
+}
+
+static void test_errors(void)
+{
+  struct sample_result res;
+  struct verdict_input in;
+
+  /* An interruption outranks everything, even a server never started. */
+  sample_good(&res, &in);
+  in.interrupted = 1;
+  res.server.started = 0;
+  res.client.exit_code = 3;
+  expect("interrupted", &res, &in, SAMPLE_ERROR, "runner", "interrupted");
+  TAP_EQ_STR(res.message, "interrupted by a signal", "interrupted: message");
+  sample_done(&res);
+
+  sample_good(&res, &in);
+  memset(&res.server, 0, sizeof(res.server));
+  memset(&res.client, 0, sizeof(res.client));
+  in.ready = 0;
+  in.spawn_failed = 1;
+  in.spawn_msg = "cannot run 'nope': no such file or directory";
+  expect("server not started", &res, &in, SAMPLE_ERROR, "server_start",
+         "spawn_failed");
+  TAP_EQ_STR(res.message, in.spawn_msg, "spawn failure: the spawn's message");
+  TAP_OK(!res.checks[CHECK_SERVER_READY].ran &&
+             !res.checks[CHECK_SERVER_READY].passed,
+         "server_ready did not run");
+  TAP_EQ_STR(res.checks[CHECK_SERVER_READY].reason, "server not started",
+             "server_ready: why");
+  TAP_EQ_STR(res.checks[CHECK_CLIENT_EXIT].reason, "not started",
+             "client_exit: not started");
+  TAP_OK(!res.checks[CHECK_CLIENT_RESULT].ran,
+         "client_result did not run without a client");
+  sample_done(&res);
+
+  sample_good(&res, &in);
+  memset(&res.client, 0, sizeof(res.client));
+  res.have_result = 0;
+  in.spawn_failed = 1;
+  in.spawn_msg = "cannot run the client";
+  expect("client not started", &res, &in, SAMPLE_ERROR, "client_start",
+         "spawn_failed");
+  sample_done(&res);
+}
+
+static void test_unsupported(void)
+{
+  struct sample_result res;
+  struct verdict_input in;
+
+  sample_good(&res, &in);
+  in.ready = 0;
+  res.server.exit_code = 127;
+  expect("server exits 127 before READY", &res, &in, SAMPLE_UNSUPPORTED,
+         "server_ready", "unsupported");
+  TAP_EQ_STR(res.message, "the server exited with 127: not supported",
+             "unsupported server: message");
+  sample_done(&res);
+
+  sample_good(&res, &in);
+  res.server.exit_code = 127;
+  res.client.exit_code = 1;
+  expect("server exits 127 after READY", &res, &in, SAMPLE_FAILED, "client",
+         "client_exit");
+  sample_done(&res);
+
+  sample_good(&res, &in);
+  res.client.exit_code = 127;
+  res.server.exit_code = 1;
+  expect("client exits 127", &res, &in, SAMPLE_UNSUPPORTED, "client",
+         "unsupported");
+  TAP_EQ_STR(res.message, "the client exited with 127: not supported",
+             "unsupported client: message");
+  sample_done(&res);
+
+  /* A 127 the runner forced out of a peer is no answer of the peer's. */
+  sample_good(&res, &in);
+  res.client.exit_code = 127;
+  res.client.forced = 1;
+  expect("client forced to 127", &res, &in, SAMPLE_FAILED, "client",
+         "client_exit");
+  sample_done(&res);
+}
+
+static void test_not_ready(void)
+{
+  struct sample_result res;
+  struct verdict_input in;
+
+  sample_good(&res, &in);
+  in.ready = 0;
+  in.ready_failed = 1;
+  in.ready_msg = "no READY line within 10000 ms";
+  res.client.exit_code = 1; /* below: not ready comes first */
+  expect("not ready", &res, &in, SAMPLE_FAILED, "server_ready",
+         "server_not_ready");
+  TAP_EQ_STR(res.message, in.ready_msg, "not ready: the READY wait's message");
+  TAP_OK(res.checks[CHECK_SERVER_READY].ran &&
+             !res.checks[CHECK_SERVER_READY].passed,
+         "server_ready ran and failed");
+  sample_done(&res);
+}
+
+static void test_protocol_violations(void)
+{
+  struct sample_result res;
+  struct verdict_input in;
+
+  sample_good(&res, &in);
+  peer_exited(&res.client, 1,
+              "client: wrong_sequence: got 3, expected 2\n"
+              "more detail\n");
+  peer_exited(&res.server, 1, "server: unexpected_eof\n");
+  expect("both name a rejection", &res, &in, SAMPLE_FAILED, "client",
+         "protocol_violation");
+  TAP_EQ_STR(res.message, "client: client: wrong_sequence: got 3, expected 2",
+             "the client's first stderr line");
+  sample_done(&res);
+
+  sample_good(&res, &in);
+  res.client.exit_code = 1;
+  peer_exited(&res.server, 2, "peer_error: the client sent ERROR\n");
+  expect("the server names a rejection", &res, &in, SAMPLE_FAILED, "server",
+         "protocol_violation");
+  TAP_HAS_STR(res.message, "server: peer_error", "the server's stderr line");
+  sample_done(&res);
+
+  /* A rejection named by a peer that died alone still ranks first. */
+  sample_good(&res, &in);
+  res.client.exited = 0;
+  res.client.exit_code = 0;
+  res.client.signal = SIGABRT;
+  capture_append(&res.client.err, "bad_length\n", 11);
+  expect("a signal after a rejection", &res, &in, SAMPLE_FAILED, "client",
+         "protocol_violation");
+  sample_done(&res);
+
+  /* The text of a rejection from a peer the runner killed is not one. */
+  sample_good(&res, &in);
+  res.client.forced = 1;
+  res.client.timed_out = 1;
+  res.client.exited = 0;
+  res.client.signal = SIGKILL;
+  capture_append(&res.client.err, "truncated\n", 10);
+  expect("a killed peer's words", &res, &in, SAMPLE_FAILED, "client",
+         "timeout_client");
+  sample_done(&res);
+
+  /* A clean exit is no violation whatever stderr says. */
+  sample_good(&res, &in);
+  capture_append(&res.client.err, "unknown_type seen in a test\n", 28);
+  expect("stderr of a clean client", &res, &in, SAMPLE_PASSED, NULL, NULL);
+  sample_done(&res);
+}
+
+static void test_exits(void)
+{
+  struct sample_result res;
+  struct verdict_input in;
+
+  sample_good(&res, &in);
+  res.client.exited = 0;
+  res.client.exit_code = 0;
+  res.client.signal = SIGSEGV;
+  res.server.timed_out = 1;
+  expect("the client dies by a signal", &res, &in, SAMPLE_FAILED, "client",
+         "signal");
+  TAP_HAS_STR(res.message, platform_signal_name(SIGSEGV),
+              "the signal is named");
+  sample_done(&res);
+
+  sample_good(&res, &in);
+  res.server.exited = 0;
+  res.server.signal = SIGBUS;
+  res.client.timed_out = 1;
+  expect("the server dies by a signal", &res, &in, SAMPLE_FAILED, "server",
+         "signal");
+  sample_done(&res);
+
+  sample_good(&res, &in);
+  res.client.timed_out = 1;
+  res.client.forced = 1;
+  res.client.exited = 0;
+  res.client.signal = SIGTERM;
+  res.server.timed_out = 1;
+  expect("the client times out", &res, &in, SAMPLE_FAILED, "client",
+         "timeout_client");
+  TAP_HAS_STR(res.message, "still running at its deadline",
+              "timeout: how it ended");
+  sample_done(&res);
+
+  sample_good(&res, &in);
+  res.server.timed_out = 1;
+  res.server.forced = 1;
+  res.server.exited = 0;
+  res.server.signal = SIGKILL;
+  expect("the server outlives the client", &res, &in, SAMPLE_FAILED, "server",
+         "timeout_server");
+  TAP_HAS_STR(res.message, "no exit after the client ended",
+              "server timeout: message");
+  TAP_HAS_STR(res.checks[CHECK_SERVER_EXIT].reason, "and killed",
+              "server_exit says it was killed");
+  sample_done(&res);
+
+  sample_good(&res, &in);
+  peer_exited(&res.client, 2, "usage: client HOST PORT\n");
+  res.server.exit_code = 4;
+  expect("the client exits 2", &res, &in, SAMPLE_FAILED, "client",
+         "client_exit");
+  TAP_EQ_STR(res.message, "client exited with 2: usage: client HOST PORT",
+             "client_exit: code and first line");
+  TAP_OK(!res.checks[CHECK_CLIENT_RESULT].ran, "no result check without 0");
+  TAP_EQ_STR(res.checks[CHECK_CLIENT_RESULT].reason,
+             "no result: the client did not exit with 0",
+             "client_result: why it did not run");
+  sample_done(&res);
+
+  sample_good(&res, &in);
+  res.server.exit_code = 4;
+  expect("the server exits 4", &res, &in, SAMPLE_FAILED, "server",
+         "server_exit");
+  sample_done(&res);
+
+  sample_good(&res, &in);
+  res.server.forced = 1;
+  expect("the server needed a signal", &res, &in, SAMPLE_FAILED, "server",
+         "server_exit");
+  TAP_EQ_STR(res.checks[CHECK_SERVER_EXIT].reason,
+             "exited with 0 after the runner signalled it",
+             "server_exit: signalled");
+  sample_done(&res);
+
+  sample_good(&res, &in);
+  res.server.reaped = 0;
+  res.server.exited = 0;
+  expect("the server is not reaped", &res, &in, SAMPLE_FAILED, "server",
+         "server_exit");
+  TAP_EQ_STR(res.checks[CHECK_SERVER_EXIT].reason, "not reaped",
+             "server_exit: not reaped");
+  sample_done(&res);
+}
+
+static void test_result_and_cleanup(void)
+{
+  struct sample_result res;
+  struct verdict_input in;
+
+  sample_good(&res, &in);
+  res.result.frames_sent++;
+  cleanup_failed(&res, CHECK_NO_ORPHANS, "pid 99 left running");
+  expect("a wrong count", &res, &in, SAMPLE_FAILED, "result",
+         "result_mismatch");
+  TAP_HAS_STR(res.message, "frames_sent", "the field is named");
+  TAP_OK(res.checks[CHECK_CLIENT_RESULT].ran &&
+             !res.checks[CHECK_CLIENT_RESULT].passed,
+         "client_result ran and failed");
+  sample_done(&res);
+
+  sample_good(&res, &in);
+  res.have_result = 0;
+  expect("no result line", &res, &in, SAMPLE_FAILED, "result",
+         "result_mismatch");
+  sample_done(&res);
+
+  sample_good(&res, &in);
+  cleanup_failed(&res, CHECK_NO_ORPHANS, "pid 99 left running");
+  cleanup_failed(&res, CHECK_PORT_FREE, "port 40123 still bound");
+  cleanup_failed(&res, CHECK_TEMP_CLEAN, "2 entries left");
+  expect("every cleanup check failed", &res, &in, SAMPLE_FAILED, "cleanup",
+         "orphan_process");
+  TAP_EQ_STR(res.message, "pid 99 left running", "orphans: the check's reason");
+  sample_done(&res);
+
+  sample_good(&res, &in);
+  cleanup_failed(&res, CHECK_PORT_FREE, "port 40123 still bound");
+  cleanup_failed(&res, CHECK_TEMP_CLEAN, "2 entries left");
+  expect("port and temp failed", &res, &in, SAMPLE_FAILED, "cleanup",
+         "port_not_free");
+  sample_done(&res);
+
+  sample_good(&res, &in);
+  cleanup_failed(&res, CHECK_TEMP_CLEAN, "2 entries left: a, b");
+  expect("temp failed", &res, &in, SAMPLE_FAILED, "cleanup", "temp_not_clean");
+  TAP_EQ_STR(res.message, "2 entries left: a, b", "temp: the check's reason");
+  sample_done(&res);
+}
+
+int main(void)
+{
+  test_passed();
+  test_errors();
+  test_unsupported();
+  test_not_ready();
+  test_protocol_violations();
+  test_exits();
+  test_result_and_cleanup();
+  return tap_done();
+}
