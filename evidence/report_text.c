@@ -5,51 +5,23 @@
 #include "evidence/report_text.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "evidence/report.h"
+#include "evidence/utf8.h"
 
 /* ---- UTF-8 and XML text ---- */
 
-#define REPLACEMENT 0xfffd
-
 int report_utf8_next(const char *s, uint32_t *cp)
 {
-  const unsigned char *u = (const unsigned char *)s;
-  uint32_t c;
-  int n;
+  /* The string's NUL ends any sequence it cuts short. */
+  int n = utf8_decode(s, s[0] == '\0' ? 1 : strnlen(s, 4), cp);
 
-  if (u[0] < 0x80) {
-    *cp = u[0];
+  /* XML does not allow U+FFFE and U+FFFF. */
+  if (n == 0 || *cp == 0xfffe || *cp == 0xffff) {
+    *cp = UTF8_REPLACEMENT;
     return 1;
   }
-  if (u[0] >= 0xc2 && u[0] <= 0xdf) {
-    n = 2;
-    c = u[0] & 0x1f;
-  } else if (u[0] >= 0xe0 && u[0] <= 0xef) {
-    n = 3;
-    c = u[0] & 0x0f;
-  } else if (u[0] >= 0xf0 && u[0] <= 0xf4) {
-    n = 4;
-    c = u[0] & 0x07;
-  } else {
-    *cp = REPLACEMENT;
-    return 1;
-  }
-  for (int i = 1; i < n; i++) {
-    if ((u[i] & 0xc0) != 0x80) { /* also stops at the NUL */
-      *cp = REPLACEMENT;
-      return 1;
-    }
-    c = (c << 6) | (u[i] & 0x3f);
-  }
-  /* Overlong forms, surrogates, beyond Unicode, and U+FFFE/U+FFFF, which
-   * XML does not allow. */
-  if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) || c > 0x10ffff ||
-      (c >= 0xd800 && c <= 0xdfff) || c == 0xfffe || c == 0xffff) {
-    *cp = REPLACEMENT;
-    return 1;
-  }
-  *cp = c;
   return n;
 }
 

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <uv.h>
 
+#include "evidence/utf8.h"
+
 extern char **environ;
 
 void sanitize_add(struct sanitize *s, const char *from, const char *to)
@@ -129,20 +131,16 @@ static void shorten_paths(char *text, size_t size)
 
 void sanitize_utf8(char *text)
 {
-  unsigned char *p = (unsigned char *)text;
+  size_t len = strlen(text);
+  uint32_t cp;
 
-  while (*p != '\0') {
-    int need = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2
-               : (*p & 0xF8) == 0xF0                ? 3
-                                                    : -1;
-    int ok = need >= 0 && !(*p == 0xC0 || *p == 0xC1 || *p > 0xF4);
-    for (int i = 1; ok && i <= need; i++)
-      ok = (p[i] & 0xC0) == 0x80;
-    if (!ok) {
-      *p++ = '?'; /* a byte that does not start valid UTF-8 */
+  for (size_t i = 0; i < len;) {
+    int n = utf8_decode(text + i, len - i, &cp);
+    if (n == 0) {
+      text[i++] = '?'; /* a byte that does not start valid UTF-8 */
       continue;
     }
-    p += need + 1;
+    i += (size_t)n;
   }
 }
 

@@ -34,8 +34,9 @@ void sanitize_add(struct sanitize *s, const char *from, const char *to);
 /* Removes the rule for from, if any. */
 void sanitize_remove(struct sanitize *s, const char *from);
 
-/* Replaces every byte that does not belong to a valid UTF-8 sequence with
- * '?', in place, so that the text is valid JSON for any parser. */
+/* Replaces every byte that does not belong to a valid UTF-8 sequence (as
+ * evidence/utf8.h decodes it) with '?', in place, so that the text is
+ * valid JSON for any parser and passes `crossrun validate`. */
 void sanitize_utf8(char *text);
 
 /* Copies in to out (NUL-terminated, at most outlen bytes) with every

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evidence/utf8.h"
 #include "evidence/validate_value.h"
 
 /* ---- error lists ---- */
@@ -181,8 +182,8 @@ void validate_ctx_scan(struct validate_ctx *c, json_object *v, int level)
           validate_value_show(v, shown, sizeof(shown)));
     return;
   case json_type_string:
-    bad = validate_value_utf8_error(json_object_get_string(v),
-                                    (size_t)json_object_get_string_len(v));
+    bad = utf8_error_at(json_object_get_string(v),
+                        (size_t)json_object_get_string_len(v));
     if (bad >= 0)
       validate_ctx_report(c, "string is not valid UTF-8 (byte %lld)", bad);
     return;
@@ -209,7 +210,7 @@ void validate_ctx_scan(struct validate_ctx *c, json_object *v, int level)
   json_object_object_foreach(v, key, child)
   {
     size_t old = validate_ctx_push(c, key);
-    bad = validate_value_utf8_error(key, strlen(key));
+    bad = utf8_error_at(key, strlen(key));
     if (bad >= 0)
       validate_ctx_report(c, "property name is not valid UTF-8 (byte %lld)",
                           bad);

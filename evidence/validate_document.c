@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evidence/utf8.h"
 #include "evidence/validate_ctx.h"
 #include "evidence/validate_value.h"
 
@@ -122,8 +123,8 @@ static void check_string(struct validate_ctx *c, json_object *s, json_object *v)
   json_object *k;
   char shown[96];
 
-  if (validate_value_utf8_error(str, len) < 0) {
-    size_t chars = validate_value_utf8_length(str, len);
+  if (utf8_error_at(str, len) < 0) {
+    size_t chars = utf8_length(str, len);
     if (json_object_object_get_ex(s, "minLength", &k) &&
         (int64_t)chars < json_object_get_int64(k))
       validate_ctx_report(c,
@@ -136,7 +137,7 @@ static void check_string(struct validate_ctx *c, json_object *s, json_object *v)
                           chars, (long long)json_object_get_int64(k));
   }
   if (json_object_object_get_ex(s, "pattern", &k) &&
-      validate_value_utf8_error(str, len) < 0) {
+      utf8_error_at(str, len) < 0) {
     char why[VALIDATE_MESSAGE_MAX];
     int rc = validate_ctx_pattern_match(c, k, str, len, why, sizeof(why));
     if (rc == 0)

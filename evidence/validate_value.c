@@ -1,6 +1,6 @@
 /* How the validator looks at JSON values: type names as the schema spells
  * them, numbers compared exactly, equality for enum and const, a short
- * rendering for messages, and UTF-8 checks. None of it needs the schema or
+ * rendering for messages. None of it needs the schema or
  * the walk, so both the schema's own check and the document's evaluation
  * use it from here. */
 #include "evidence/validate_value.h"
@@ -170,49 +170,4 @@ const char *validate_value_show(json_object *v, char *buf, size_t len)
     break;
   }
   return buf;
-}
-
-/* Where UTF-8 in s goes wrong (a byte offset), or -1 when it does not. */
-long long validate_value_utf8_error(const char *str, size_t len)
-{
-  const unsigned char *s = (const unsigned char *)str;
-  size_t i = 0;
-
-  while (i < len) {
-    unsigned c = s[i];
-    size_t need;
-    uint32_t cp, min;
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    if (c >= 0xC2 && c <= 0xDF)
-      need = 1, cp = c & 0x1F, min = 0x80;
-    else if (c >= 0xE0 && c <= 0xEF)
-      need = 2, cp = c & 0x0F, min = 0x800;
-    else if (c >= 0xF0 && c <= 0xF4)
-      need = 3, cp = c & 0x07, min = 0x10000;
-    else
-      return (long long)i;
-    if (len - i <= need)
-      return (long long)i;
-    for (size_t k = 1; k <= need; k++) {
-      if ((s[i + k] & 0xC0) != 0x80)
-        return (long long)i;
-      cp = (cp << 6) | (s[i + k] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-      return (long long)i;
-    i += need + 1;
-  }
-  return -1;
-}
-
-/* Characters (code points) of a valid UTF-8 string. */
-size_t validate_value_utf8_length(const char *s, size_t len)
-{
-  size_t n = 0;
-  for (size_t i = 0; i < len; i++)
-    n += ((unsigned char)s[i] & 0xC0) != 0x80;
-  return n;
 }

@@ -1,7 +1,8 @@
 /* JSON values as the validator (evidence/validate.h) sees them: its type
- * names, exact comparison of numbers, JSON equality, a short rendering for
- * messages, and UTF-8 checks. For the validator's files, not for other
- * callers. None of these allocates or keeps anything. */
+ * names, exact comparison of numbers, JSON equality and a short rendering
+ * for messages (UTF-8 is checked with evidence/utf8.h). For the
+ * validator's files, not for other callers. None of these allocates or
+ * keeps anything. */
 #ifndef CROSSRUN_EVIDENCE_VALIDATE_VALUE_H
 #define CROSSRUN_EVIDENCE_VALIDATE_VALUE_H
 
@@ -28,13 +29,5 @@ int validate_value_equal(json_object *a, json_object *b, int depth);
  * JSON, strings quoted, cut after 48 bytes with "..." and with control
  * bytes as '?', arrays and objects by their size. Returns buf. */
 const char *validate_value_show(json_object *v, char *buf, size_t len);
-
-/* The byte offset at which str (len bytes) stops being UTF-8 (a malformed
- * or overlong sequence, a surrogate, beyond U+10FFFF), or -1 when it is
- * valid. */
-long long validate_value_utf8_error(const char *str, size_t len);
-
-/* The number of code points of s (len bytes), which must be valid UTF-8. */
-size_t validate_value_utf8_length(const char *s, size_t len);
 
 #endif
