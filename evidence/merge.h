@@ -34,9 +34,7 @@
 #include <stddef.h>
 #include <json-c/json.h>
 
-#define MERGE_SCHEMA_VERSION 1                   /* the one it reads */
-#define MERGE_MAX_FILE_BYTES ((size_t)256 << 20) /* 256 MiB per input */
-#define MERGE_MAX_DEPTH 64                       /* JSON nesting */
+#define MERGE_SCHEMA_VERSION 1 /* the one it reads */
 #define MERGE_MAX_INPUTS 256
 #define MERGE_MAX_SHARDS 64
 #define MERGE_MAX_LANES 4096     /* per input */
@@ -90,14 +88,15 @@ void merge_problems_release(struct merge_problems *p);
 /* 0, 1, 2 for "linux", "macos", "windows"; -1 for anything else. */
 int merge_os_index(const char *os);
 
-/* Reads every file (at most MERGE_MAX_FILE_BYTES, MERGE_MAX_DEPTH levels
- * of nesting), checks each and all of them together, joins each OS's
- * shards and merges the OSes. Never stops at the first problem: every
- * problem of every file and between files is added to problems.
+/* Reads every file (under the rules of evidence/json_read.h), checks each
+ * and all of them together, joins each OS's shards and merges the OSes.
+ * Never stops at the first problem: every problem of every file and
+ * between files is added to problems.
  *
- * Refused: an unreadable file, not JSON, truncated, nested too deep,
- * numbers beyond 64-bit integers or not finite; a schema_version other
- * than MERGE_SCHEMA_VERSION; a field merge reads missing or of the wrong
+ * Refused: a file evidence/json_read.h refuses (unreadable, too large,
+ * not UTF-8, a NUL byte, not JSON, truncated, nested too deep); numbers
+ * beyond 64-bit integers or not finite; a schema_version other than
+ * MERGE_SCHEMA_VERSION; a field merge reads missing or of the wrong
  * type; mode other than "record"; "official": false without
  * allow_rehearsal; "complete": false; an unknown machine.os; a lane whose
  * summary.status is not "passed" or "expected_failure"; a sample whose

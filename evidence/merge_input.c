@@ -1,19 +1,18 @@
-/* One input of a merge: the file read within MERGE_MAX_FILE_BYTES, hashed,
- * parsed within MERGE_MAX_DEPTH, and checked on its own (schema version,
+/* One input of a merge: the file read, hashed and parsed by the one reader
+ * (evidence/json_read.h), and checked on its own (schema version,
  * every field merge reads, mode, official, complete, os, lanes, samples,
  * cleanliness). What a file says about itself is checked here; what files
  * say about each other is checked in evidence/merge_check.c. */
 #include "evidence/merge_input.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "evidence/json_read.h"
 #include "evidence/sha256.h"
 
 #define FIELD_PATH_MAX 512 /* a field's dotted path in a message */
@@ -198,105 +197,15 @@ static void walk_numbers(struct check *c, json_object *v, char *path,
   }
 }
 
-/* The whole file, at most MERGE_MAX_FILE_BYTES. */
-static int read_all(const char *path, char **out, size_t *outlen, char *err,
-                    size_t errlen)
+/* The document of text, under the rules of evidence/json_read.h; NULL (with
+ * a problem) when it breaks one or is not an object. */
+static json_object *parse(struct check *c, const char *text, size_t len)
 {
-  size_t cap = 65536, len = 0, n;
-  char *buf = malloc(cap), *grown;
-  FILE *f = fopen(path, "rb");
-
-  if (f == NULL || buf == NULL) {
-    snprintf(err, errlen, "cannot open: %s",
-             f == NULL ? strerror(errno) : "out of memory");
-    free(buf);
-    if (f != NULL)
-      fclose(f);
-    return -1;
-  }
-  for (;;) {
-    if (len == cap) {
-      if (cap > MERGE_MAX_FILE_BYTES)
-        break;
-      cap = cap * 2 > MERGE_MAX_FILE_BYTES + 1 ? MERGE_MAX_FILE_BYTES + 1
-                                               : cap * 2;
-      grown = realloc(buf, cap);
-      if (grown == NULL) {
-        snprintf(err, errlen, "cannot read: out of memory");
-        goto fail;
-      }
-      buf = grown;
-    }
-    n = fread(buf + len, 1, cap - len, f);
-    len += n;
-    if (n == 0) {
-      if (ferror(f)) {
-        snprintf(err, errlen, "cannot read: %s", strerror(errno));
-        goto fail;
-      }
-      break;
-    }
-  }
-  if (len > MERGE_MAX_FILE_BYTES) {
-    snprintf(err, errlen, "too large: more than %zu MiB",
-             MERGE_MAX_FILE_BYTES >> 20);
-    goto fail;
-  }
-  fclose(f);
-  *out = buf;
-  *outlen = len;
-  return 0;
-fail:
-  fclose(f);
-  free(buf);
-  return -1;
-}
-
-static int is_space(char ch)
-{
-  return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
-}
-
-static json_object *parse(struct check *c, const char *buf, size_t len)
-{
-  struct json_tokener *tok = json_tokener_new_ex(MERGE_MAX_DEPTH);
-  enum json_tokener_error jerr;
   json_object *doc;
-  size_t end, i;
+  char err[512];
 
-  if (tok == NULL) {
-    refuse(c, "cannot parse: out of memory");
-    return NULL;
-  }
-  json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-  /* len fits: MERGE_MAX_FILE_BYTES is below INT_MAX. */
-  doc = json_tokener_parse_ex(tok, buf, (int)len);
-  jerr = json_tokener_get_error(tok);
-  end = json_tokener_get_parse_end(tok);
-  json_tokener_free(tok);
-  if (jerr != json_tokener_success) {
-    json_object_put(doc);
-    for (i = 0; i < len && is_space(buf[i]); i++)
-      ;
-    if (i == len)
-      refuse(c, "not JSON: the file is empty");
-    else if (jerr == json_tokener_continue)
-      refuse(c,
-             "truncated JSON: the text ends inside a value after %zu "
-             "bytes",
-             len);
-    else if (jerr == json_tokener_error_depth)
-      refuse(c, "not JSON this reads: nested more than %d levels deep",
-             MERGE_MAX_DEPTH);
-    else
-      refuse(c, "not JSON: %s at byte %zu", json_tokener_error_desc(jerr), end);
-    return NULL;
-  }
-  for (i = end; i < len && is_space(buf[i]); i++)
-    ;
-  if (i < len) {
-    json_object_put(doc);
-    refuse(c, "not JSON: more text after the document, at byte %zu", i);
+  if (json_read_parse(text, len, &doc, err, sizeof(err)) != 0) {
+    refuse(c, "%s", err);
     return NULL;
   }
   if (!json_object_is_type(doc, json_type_object)) {
@@ -570,22 +479,22 @@ void merge_input_load(struct merge_input *in, const struct merge_options *o,
                       struct merge_problems *p)
 {
   struct check c = {p, in};
-  char err[512], *buf = NULL;
-  size_t len = 0;
+  struct dynbuf text;
+  char err[512];
+  int rc;
 
   in->os = -1;
   in->official = in->claims = in->shard_state = -1;
-  if (read_all(in->path, &buf, &len, err, sizeof(err)) != 0) {
+  rc = json_read_bytes(in->path, JSON_READ_MAX_BYTES, &text, err, sizeof(err));
+  if (rc != 0) {
     merge_problems_add(p, in->path, "%s", err);
     return;
   }
-  if (sha256_bytes(buf, len, in->sha256) != 0) {
+  if (sha256_bytes(dynbuf_ptr(&text), dynbuf_len(&text), in->sha256) != 0)
     merge_problems_add(p, in->path, "cannot hash");
-    free(buf);
-    return;
-  }
-  in->doc = parse(&c, buf, len);
-  free(buf);
+  else
+    in->doc = parse(&c, dynbuf_ptr(&text), dynbuf_len(&text));
+  dynbuf_release(&text);
   if (in->doc != NULL)
     check_document(&c, o);
 }

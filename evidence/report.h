@@ -14,10 +14,8 @@
 /* The renderers' text helpers: UTF-8, XML escaping, figures as text. */
 #include "evidence/report_text.h"
 
-/* Hard limits on what a file may hold; as large as what `crossrun merge`
- * accepts (evidence/merge.h). */
-#define REPORT_MAX_FILE_BYTES (256 * 1024 * 1024)
-#define REPORT_MAX_DEPTH 64 /* JSON nesting */
+/* Hard limits on what a file may hold. The file itself is read under the
+ * rules every command shares (evidence/json_read.h). */
 #define REPORT_MAX_PLATFORMS 8
 #define REPORT_MAX_LANES 4096    /* per platform */
 #define REPORT_MAX_SAMPLES 10000 /* per lane */
@@ -194,14 +192,17 @@ struct report {
 
 void report_init(struct report *r);
 
-/* Reads the evidence file at path (at most REPORT_MAX_FILE_BYTES, nested at
- * most REPORT_MAX_DEPTH) into r, which must be initialised. Returns 0, or -1
- * with one line in err ("not JSON: the document ends early",
- * "'lanes.c-c.samples' is a string, expected an array") and r left empty. */
+/* Reads the evidence file at path into r, which must be initialised: the
+ * file with json_read_file (evidence/json_read.h: at most
+ * JSON_READ_MAX_BYTES, UTF-8, no NUL byte, one JSON value nested at most
+ * JSON_READ_MAX_DEPTH levels), then the model. Returns 0, or -1 with one
+ * line in err ("not JSON: unexpected end of data at byte 12",
+ * "'lanes.c-c.samples' is a string, expected an array") and r left
+ * empty. */
 int report_load(struct report *r, const char *path, char *err, size_t errlen);
 
-/* The same from a document in memory (len bytes, need not end in NUL);
- * name is what the report calls it. */
+/* The same from a document in memory (len bytes, need not end in NUL,
+ * read with json_read_parse); name is what the report calls it. */
 int report_parse(struct report *r, const char *name, const char *text,
                  size_t len, char *err, size_t errlen);
 

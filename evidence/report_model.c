@@ -1,14 +1,14 @@
 /* The report model (evidence/report.h): a whole evidence file, single-OS
  * or merged, read into struct report, and the lookups the renderers use.
- * Members are read with evidence/report_reader.c, lanes with
- * evidence/report_lane.c. */
+ * The file is read by evidence/json_read.c, members with
+ * evidence/report_reader.c, lanes with evidence/report_lane.c. */
 #include "evidence/report.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
 
+#include "evidence/json_read.h"
 #include "evidence/report_reader.h"
 
 void report_init(struct report *r)
@@ -402,67 +402,18 @@ static void one_line(char *s)
       *s = '?';
 }
 
-int report_parse(struct report *r, const char *name, const char *text,
-                 size_t len, char *err, size_t errlen)
+/* Builds r from doc (put here), the document of the file called name. */
+static int build(struct report *r, const char *name, json_object *doc,
+                 char *err, size_t errlen)
 {
   struct report_reader rd = {r, err, errlen, 0};
-  struct json_tokener *tok;
-  json_object *doc;
-  enum json_tokener_error jerr;
-  size_t end;
+  /* Folders of the path could name a person or a machine. */
+  const char *base = name ? name : "evidence";
 
-  report_init(r);
-  if (len == 0) {
-    snprintf(err, errlen, "empty file");
-    return -1;
-  }
-  if (len > REPORT_MAX_FILE_BYTES || len > (size_t)INT32_MAX) {
-    snprintf(err, errlen, "larger than %d MiB",
-             REPORT_MAX_FILE_BYTES / (1024 * 1024));
-    return -1;
-  }
-  if (memchr(text, '\0', len) != NULL) {
-    snprintf(err, errlen, "not JSON: a NUL byte at byte %zu",
-             (size_t)((const char *)memchr(text, '\0', len) - text));
-    return -1;
-  }
-  tok = json_tokener_new_ex(REPORT_MAX_DEPTH);
-  if (tok == NULL) {
-    snprintf(err, errlen, "out of memory");
-    return -1;
-  }
-  json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-  doc = json_tokener_parse_ex(tok, text, (int)len);
-  jerr = json_tokener_get_error(tok);
-  end = json_tokener_get_parse_end(tok);
-  json_tokener_free(tok);
-  if (jerr == json_tokener_continue) {
-    snprintf(err, errlen, "not JSON: the document ends early");
-    json_object_put(doc);
-    return -1;
-  }
-  if (jerr != json_tokener_success || doc == NULL) {
-    snprintf(err, errlen, "not JSON: %s at byte %zu",
-             json_tokener_error_desc(jerr), end);
-    json_object_put(doc);
-    return -1;
-  }
-  for (; end < len; end++) {
-    if (!strchr(" \t\r\n", text[end])) {
-      snprintf(err, errlen, "not JSON: more after the document at byte %zu",
-               end);
-      json_object_put(doc);
-      return -1;
-    }
-  }
-  {
-    /* Folders of the path could name a person or a machine. */
-    const char *base = name ? name : "evidence";
-    for (const char *c = base; *c; c++)
-      if ((*c == '/' || *c == '\\') && c[1] != '\0')
-        base = c + 1;
-    r->source = report_reader_own_str(&rd, base);
-  }
+  for (const char *c = base; *c; c++)
+    if ((*c == '/' || *c == '\\') && c[1] != '\0')
+      base = c + 1;
+  r->source = report_reader_own_str(&rd, base);
   read_document(&rd, doc);
   json_object_put(doc);
   for (int p = 0; p < r->nplatforms && !rd.failed; p++)
@@ -477,83 +428,25 @@ int report_parse(struct report *r, const char *name, const char *text,
   return 0;
 }
 
-int report_load(struct report *r, const char *path, char *err, size_t errlen)
+int report_parse(struct report *r, const char *name, const char *text,
+                 size_t len, char *err, size_t errlen)
 {
-  FILE *f;
-  char *text;
-  size_t len = 0, cap = 65536;
-  int rc;
+  json_object *doc;
 
   report_init(r);
-  f = fopen(path, "rb");
-  if (f == NULL) {
-    snprintf(err, errlen, "cannot read: %s", strerror(errno));
+  if (json_read_parse(text, len, &doc, err, errlen) != 0)
     return -1;
-  }
-  /* A regular file too large is refused without reading it; a stream is
-   * read up to one byte past the limit. A folder opens but cannot be
-   * read, and its size means nothing. */
-  if (fgetc(f) == EOF && ferror(f)) {
-    snprintf(err, errlen, "cannot read: %s", strerror(errno));
-    fclose(f);
+  return build(r, name, doc, err, errlen);
+}
+
+int report_load(struct report *r, const char *path, char *err, size_t errlen)
+{
+  json_object *doc;
+
+  report_init(r);
+  if (json_read_file(path, JSON_READ_MAX_BYTES, &doc, err, errlen) != 0)
     return -1;
-  }
-  rewind(f);
-  if (fseek(f, 0, SEEK_END) == 0) {
-    long size = ftell(f);
-    if (size > (long)REPORT_MAX_FILE_BYTES) {
-      fclose(f);
-      snprintf(err, errlen, "larger than %d MiB",
-               REPORT_MAX_FILE_BYTES / (1024 * 1024));
-      return -1;
-    }
-    rewind(f);
-  }
-  text = malloc(cap);
-  while (text != NULL) {
-    size_t got;
-    if (len == cap) {
-      char *grown;
-      if (cap > REPORT_MAX_FILE_BYTES) {
-        free(text);
-        fclose(f);
-        snprintf(err, errlen, "larger than %d MiB",
-                 REPORT_MAX_FILE_BYTES / (1024 * 1024));
-        return -1;
-      }
-      /* One byte past the limit is enough to know the file is too
-       * large. */
-      cap = cap * 2 > (size_t)REPORT_MAX_FILE_BYTES + 1
-                ? (size_t)REPORT_MAX_FILE_BYTES + 1
-                : cap * 2;
-      grown = realloc(text, cap);
-      if (grown == NULL) {
-        free(text);
-        text = NULL;
-        break;
-      }
-      text = grown;
-    }
-    got = fread(text + len, 1, cap - len, f);
-    len += got;
-    if (got == 0)
-      break;
-  }
-  if (text == NULL) {
-    fclose(f);
-    snprintf(err, errlen, "out of memory");
-    return -1;
-  }
-  if (ferror(f)) {
-    snprintf(err, errlen, "cannot read: %s", strerror(errno));
-    free(text);
-    fclose(f);
-    return -1;
-  }
-  fclose(f);
-  rc = report_parse(r, path, text, len, err, errlen);
-  free(text);
-  return rc;
+  return build(r, path, doc, err, errlen);
 }
 
 const struct report_lane *report_find_lane(const struct report_platform *p,

@@ -23,8 +23,6 @@
 /* Deepest nesting of arrays and objects accepted in documents and
  * schemas. */
 #define VALIDATE_MAX_DEPTH 64
-/* Largest file validate_read_json reads. */
-#define VALIDATE_MAX_FILE_BYTES (256u * 1024u * 1024u)
 /* Longest message kept; longer ones are cut with "...". */
 #define VALIDATE_MESSAGE_MAX 1024
 /* PCRE2's limits on one match of a pattern against one string (its match
@@ -68,13 +66,14 @@ int validate_schema(json_object *schema, struct validate_errors *out);
 int validate_document(json_object *schema, json_object *doc,
                       struct validate_errors *out);
 
-/* Reads and parses the JSON file at path (strict JSON, at most
- * VALIDATE_MAX_FILE_BYTES, nesting within json-c's parser limit of
- * 16 * VALIDATE_MAX_DEPTH). Returns 0 with the document in *doc (the
- * caller puts it; NULL is a document that is just null), 1 when the file
- * is not JSON or too large (the reason, "not JSON: <json-c's error> at
- * byte N" or "too large: ...", appended to out), or -1 when it cannot be
- * read ("cannot read: <reason>" in err; the caller names the file). */
+/* Reads and parses the JSON file at path with json_read_file, under the
+ * rules of evidence/json_read.h (at most JSON_READ_MAX_BYTES, UTF-8, no NUL
+ * byte, one value nested at most JSON_READ_MAX_DEPTH levels). Returns 0
+ * with the document in *doc (the caller puts it; NULL is a document that
+ * is just null), 1 when the file breaks a rule (the reason, "not JSON: ...
+ * at byte N" or "too large: ...", appended to out), or -1 when it cannot
+ * be opened or read ("cannot read: <reason>" in err; the caller names
+ * the file). */
 int validate_read_json(const char *path, json_object **doc,
                        struct validate_errors *out, char *err, size_t errlen);
 

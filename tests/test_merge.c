@@ -755,7 +755,7 @@ static const struct broken_case {
     {"wrong schema version", schema_2, "linux-schema-2.json",
      "unknown schema_version 2 (this crossrun reads 1)"},
     {"truncated JSON", truncated, "macos-truncated.json",
-     "truncated JSON: the text ends inside a value"},
+     "not JSON: unexpected end of data at byte"},
     {"not JSON", not_json, "macos-not-json.json", "not JSON: "},
     {"empty file", empty, "macos-empty.json", "not JSON: the file is empty"},
     {"nesting too deep", too_deep, "macos-deep.json",
@@ -800,7 +800,7 @@ static const struct broken_case {
     {"an unknown os", unknown_os, "beos.json",
      "unknown os 'beos' in machine.os"},
     {"a file that does not exist", no_file, "no-such-file.json",
-     "cannot open: "},
+     "cannot read: "},
     {"two inputs of one name", same_name, NULL, "two inputs named '"},
 };
 
