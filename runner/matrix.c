@@ -1,12 +1,13 @@
 #include "runner/matrix.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
 #include <yaml.h>
+
+#include "evidence/utf8.h"
 
 struct loader {
   const char *path; /* as the user named it, for messages */
@@ -448,35 +449,32 @@ static int load_document(struct loader *ld, struct lanes *into)
   return 0;
 }
 
-static int read_file(const char *path, char **out, size_t *len, char *err,
+/* The file's text, read and checked as every input is (bounded, UTF-8, no
+ * NUL byte) before libyaml sees it. */
+static int read_file(const char *path, struct dynbuf *text, char *err,
                      size_t errlen)
 {
-  FILE *f = fopen(path, "rb");
-  char *buf;
-  size_t n;
+  const char *s, *line, *what;
+  size_t at, lineno = 1;
+  char why[256];
 
-  if (f == NULL) {
-    snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+  if (json_read_bytes(path, JSON_READ_MATRIX_MAX_BYTES, text, why,
+                      sizeof(why)) != 0) {
+    snprintf(err, errlen, "%s: %s", path, why);
     return -1;
   }
-  buf = malloc(MATRIX_MAX_BYTES + 1);
-  if (buf == NULL) {
-    fclose(f);
-    snprintf(err, errlen, "%s: out of memory", path);
-    return -1;
-  }
-  n = fread(buf, 1, MATRIX_MAX_BYTES + 1, f);
-  if (ferror(f) || n > MATRIX_MAX_BYTES) {
-    snprintf(err, errlen, ferror(f) ? "%s: cannot read" :
-             "%s: larger than 1 MiB; not a matrix file", path);
-    fclose(f);
-    free(buf);
-    return -1;
-  }
-  fclose(f);
-  *out = buf;
-  *len = n;
-  return 0;
+  s = dynbuf_ptr(text);
+  if (json_read_check_text(s, dynbuf_len(text), &at, &what) == 0)
+    return 0;
+  line = s;
+  for (size_t i = 0; i < at; i++)
+    if (s[i] == '\n')
+      lineno++, line = s + i + 1;
+  /* libyaml counts columns in characters; the text before at is UTF-8. */
+  snprintf(err, errlen, "%s:%zu:%zu: %s; not a matrix file", path, lineno,
+           utf8_length(line, (size_t)(s + at - line)) + 1, what);
+  dynbuf_release(text);
+  return -1;
 }
 
 static int file_folder(const char *path, char *dir, size_t dirlen, char *err,
@@ -526,27 +524,28 @@ int matrix_load(struct lanes *l, const char *path, char *err, size_t errlen)
   struct loader ld;
   yaml_parser_t parser;
   struct lanes *tmp;
-  char *text = NULL;
-  size_t len = 0;
+  struct dynbuf text = DYNBUF_INIT(0);
   int rc = -1, added = 0;
 
   memset(&ld, 0, sizeof(ld));
   ld.path = path;
   ld.err = err;
   ld.errlen = errlen;
-  if (read_file(path, &text, &len, err, errlen) != 0 ||
-      file_folder(path, ld.dir, sizeof(ld.dir), err, errlen) != 0) {
-    free(text);
+  if (read_file(path, &text, err, errlen) != 0)
+    return -1;
+  if (file_folder(path, ld.dir, sizeof(ld.dir), err, errlen) != 0) {
+    dynbuf_release(&text);
     return -1;
   }
   tmp = calloc(1, sizeof(*tmp));
   if (tmp == NULL || !yaml_parser_initialize(&parser)) {
     snprintf(err, errlen, "%s: out of memory", path);
     free(tmp);
-    free(text);
+    dynbuf_release(&text);
     return -1;
   }
-  yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+  yaml_parser_set_input_string(
+      &parser, (const unsigned char *)dynbuf_ptr(&text), dynbuf_len(&text));
   if (!yaml_parser_load(&parser, &ld.doc)) {
     snprintf(err, errlen, "%s:%zu:%zu: %s%s%s", path,
              parser.problem_mark.line + 1, parser.problem_mark.column + 1,
@@ -590,6 +589,6 @@ out_parser:
   yaml_parser_delete(&parser);
   lanes_release(tmp);
   free(tmp);
-  free(text);
+  dynbuf_release(&text);
   return rc;
 }

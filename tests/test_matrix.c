@@ -146,7 +146,7 @@ static void test_bad_files(void)
 static void test_limits(void)
 {
   struct lanes *l = calloc(1, sizeof(*l));
-  size_t big = MATRIX_MAX_BYTES + 10;
+  size_t big = JSON_READ_MATRIX_MAX_BYTES + 10;
   char *text = malloc(big), err[512];
   const char *path;
 
@@ -155,11 +155,11 @@ static void test_limits(void)
   memset(text, '#', big);
   path = write_file("big.yaml", text, big);
   TAP_OK(matrix_load(l, path, err, sizeof(err)) == -1 &&
-             strstr(err, "larger than 1 MiB"),
+             strstr(err, "too large: more than 1048576 bytes"),
          "a file over 1 MiB is refused: %s", err);
   snprintf(text, big, "%s/missing.yaml", dir);
   TAP_OK(matrix_load(l, text, err, sizeof(err)) == -1 &&
-             strstr(err, "cannot open"),
+             strstr(err, "cannot read"),
          "a missing file is named: %s", err);
   free(text);
   free(l);
