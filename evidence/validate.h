@@ -35,7 +35,8 @@
 /* The problems found in one document, in the order found. Each message is
  * "at /json/pointer: problem" ("at (root): ..." for the whole document),
  * "not JSON: <what> at byte N", or "schema: ..." for a problem of the
- * schema itself. */
+ * schema itself. Control characters (a newline in a property name) are
+ * kept as '?', so that each message is one line. */
 struct validate_errors {
   char **messages; /* owned, n of them */
   int n;           /* kept: at most VALIDATE_MAX_ERRORS */

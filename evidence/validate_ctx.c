@@ -44,8 +44,14 @@ void validate_errors_add(struct validate_errors *e, const char *msg)
       return; /* counted, not kept */
   }
   e->messages[e->n] = strdup(msg);
-  if (e->messages[e->n] != NULL)
-    e->n++;
+  if (e->messages[e->n] == NULL)
+    return;
+  /* A name or value from the document may hold a newline: shown as '?',
+   * it cannot start a line of its own in what validate prints. */
+  for (char *p = e->messages[e->n]; *p != '\0'; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f)
+      *p = '?';
+  e->n++;
 }
 
 /* Moves every message of from to the end of to; from is left empty. */

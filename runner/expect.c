@@ -21,6 +21,10 @@ static int fail_at(const char *path, const yaml_node_t *n, char *err,
     vsnprintf(err + used, errlen - (size_t)used, fmt, ap);
     va_end(ap);
   }
+  /* A quoted key may hold a newline: the error stays one line. */
+  for (char *p = err; errlen > 0 && *p != '\0'; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f)
+      *p = '?';
   return -1;
 }
 

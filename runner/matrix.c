@@ -29,6 +29,10 @@ static int fail_at(struct loader *ld, const yaml_node_t *n, const char *fmt,
     vsnprintf(ld->err + used, ld->errlen - (size_t)used, fmt, ap);
     va_end(ap);
   }
+  /* A quoted key may hold a newline: the error stays one line. */
+  for (char *p = ld->err; ld->errlen > 0 && *p != '\0'; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f)
+      *p = '?';
   return -1;
 }
 
