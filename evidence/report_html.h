@@ -67,8 +67,11 @@ void report_html_heat_map(FILE *f, const struct report_platform *p, int pos);
  * beside it. */
 void report_html_chart(struct report_sink *s, const struct report_chart *c);
 
-/* The sink's packages operation: the packages of platform (-1: every
- * platform), a row a runtime that declares one. */
-void report_html_packages(struct report_sink *s, int platform);
+/* The sink's package operations: the table, with a platform column when
+ * across, and a row a runtime that declares a package. */
+void report_html_package_begin(struct report_sink *s, int across);
+void report_html_package_row(struct report_sink *s,
+                             const struct report_package_row *row);
+void report_html_package_end(struct report_sink *s);
 
 #endif

@@ -1,7 +1,7 @@
 /* The HTML page's charts (drawn by evidence/report_html_chart.c) with the
- * rows and legends they are drawn from, and the blocks HTML words its own
- * way: a platform's machine and toolchains, shown beside its heat map,
- * and the packages table. */
+ * rows and legends they are drawn from, and the blocks HTML lays out its
+ * own way: a platform's machine and toolchains, shown beside its heat map,
+ * and the packages table, whose artifact and SHA-256 share a cell. */
 #include "evidence/report_html.h"
 
 #include <stdlib.h>
@@ -235,52 +235,50 @@ static void machine_panel(FILE *f, const struct report_platform *p)
 
 /* ---- packages ---- */
 
-void report_html_packages(struct report_sink *s, int platform)
+void report_html_package_begin(struct report_sink *s, int across)
 {
-  const struct report *r = s->r;
+  fprintf(s->f,
+          "<div class=\"wide\"><table><tr>%s<th>runtime</th><th>artifact "
+          "and its SHA-256</th><th>packed</th><th>unpacked</th><th>files"
+          "</th><th>reproducible</th></tr>\n",
+          across ? "<th>platform</th>" : "");
+}
+
+void report_html_package_row(struct report_sink *s,
+                             const struct report_package_row *row)
+{
   FILE *f = s->f;
 
-  fputs("<div class=\"wide\"><table><tr><th>platform</th><th>"
-        "runtime</th><th>artifact and its SHA-256</th><th>packed</th><th>"
-        "unpacked</th><th>files</th><th>reproducible</th></tr>\n",
-        f);
-  for (int p = 0; p < r->nplatforms; p++) {
-    if (platform >= 0 && p != platform)
-      continue;
-    for (int i = 0; i < r->platforms[p].nruntimes; i++) {
-      const struct report_runtime *rt = &r->platforms[p].runtimes[i];
-      const struct report_package *pk = &rt->package;
-      char a[32], b[32];
-      if (!pk->present)
-        continue;
-      fputs("<tr><td>", f);
-      report_html_escape(f, r->platforms[p].os);
-      fputs("</td><th>", f);
-      report_html_escape(f, rt->name);
-      fputs("</th>", f);
-      if (!pk->measured) {
-        fputs("<td colspan=\"5\" class=\"muted\">not measured: ", f);
-        report_html_escape(f, pk->error ? pk->error : "no artifact");
-        fputs("</td></tr>\n", f);
-        continue;
-      }
-      report_format_value(a, sizeof(a), (double)pk->packed_bytes, REPORT_BYTES);
-      report_format_value(b, sizeof(b), (double)pk->unpacked_bytes,
-                          REPORT_BYTES);
-      fputs("<td class=\"nw\">", f);
-      report_html_escape(f, pk->file_name);
-      fputs("<br><code class=\"sha\">", f);
-      report_html_escape(f, pk->sha256 ? pk->sha256 : "-");
-      fprintf(f,
-              "</code></td><td class=\"n\">%s</td><td class=\"n\">%s"
-              "</td><td class=\"n\">%d</td><td>%s</td></tr>\n",
-              pk->packed_bytes >= 0 ? a : "-",
-              pk->unpacked_bytes >= 0 ? b : "-", pk->file_count,
-              pk->reproducible < 0 ? "unknown"
-              : pk->reproducible   ? "<span class=\"passed\">yes</span>"
-                                   : "<span class=\"bad\">no</span>: a "
-                                     "second pack differs");
-    }
+  fputs("<tr>", f);
+  if (row->platform) {
+    fputs("<td>", f);
+    report_html_escape(f, row->platform);
+    fputs("</td>", f);
   }
-  fputs("</table></div>\n", f);
+  fputs("<th>", f);
+  report_html_escape(f, row->runtime);
+  fputs("</th>", f);
+  if (row->missing) {
+    fputs("<td colspan=\"5\" class=\"muted\">not measured: ", f);
+    report_html_escape(f, row->missing);
+    fputs("</td></tr>\n", f);
+    return;
+  }
+  fputs("<td class=\"nw\">", f);
+  report_html_escape(f, row->file_name);
+  fputs("<br><code class=\"sha\">", f);
+  report_html_escape(f, row->sha256);
+  fprintf(f,
+          "</code></td><td class=\"n\">%s</td><td class=\"n\">%s</td><td "
+          "class=\"n\">%s</td><td>%s</td></tr>\n",
+          row->packed, row->unpacked, row->files,
+          row->reproducible < 0 ? "unknown"
+          : row->reproducible   ? "<span class=\"passed\">yes</span>"
+                                : "<span class=\"bad\">no</span>: a second "
+                                  "pack differs");
+}
+
+void report_html_package_end(struct report_sink *s)
+{
+  fputs("</table></div>\n", s->f);
 }

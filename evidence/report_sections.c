@@ -250,6 +250,41 @@ static void memory_section(struct report_sink *s, int platform)
   free(rts);
 }
 
+/* The runtimes of platform p that declare a package, a row each. */
+static void package_rows(struct report_sink *s, int p, int across)
+{
+  const struct report_platform *pl = &s->r->platforms[p];
+
+  for (int i = 0; i < pl->nruntimes; i++) {
+    const struct report_package *pk = &pl->runtimes[i].package;
+    struct report_package_row row = {0};
+    char packed[32] = "-", unpacked[32] = "-", files[16];
+    if (!pk->present)
+      continue;
+    row.platform = across ? pl->os : NULL;
+    row.runtime = pl->runtimes[i].name;
+    if (!pk->measured) {
+      row.missing = pk->error ? pk->error : "no artifact";
+      s->ops->package.row(s, &row);
+      continue;
+    }
+    if (pk->packed_bytes >= 0)
+      report_format_value(packed, sizeof(packed), (double)pk->packed_bytes,
+                          REPORT_BYTES);
+    if (pk->unpacked_bytes >= 0)
+      report_format_value(unpacked, sizeof(unpacked),
+                          (double)pk->unpacked_bytes, REPORT_BYTES);
+    snprintf(files, sizeof(files), "%d", pk->file_count);
+    row.file_name = pk->file_name;
+    row.sha256 = pk->sha256 ? pk->sha256 : "-";
+    row.packed = packed;
+    row.unpacked = unpacked;
+    row.files = files;
+    row.reproducible = pk->reproducible;
+    s->ops->package.row(s, &row);
+  }
+}
+
 static void package_section(struct report_sink *s, int platform)
 {
   const char *rts[REPORT_MAX_MATRIX];
@@ -267,7 +302,11 @@ static void package_section(struct report_sink *s, int platform)
       s->ops->chart(s,
                     &(struct report_chart){REPORT_CHART_PACKAGES, rts, n, -1});
   }
-  s->ops->packages(s, platform);
+  s->ops->package.begin(s, across);
+  for (int p = 0; p < s->r->nplatforms; p++)
+    if (across || p == platform)
+      package_rows(s, p, across);
+  s->ops->package.end(s);
   s->ops->section.end(s, across ? 2 : 3);
 }
 

@@ -85,6 +85,20 @@ struct report_chart {
   int platform; /* REPORT_CHART_HEAT_MAP: its index in the report */
 };
 
+/* A runtime's package as the report words it. */
+struct report_package_row {
+  const char *platform; /* the platform's name in a table across platforms,
+                           else NULL */
+  const char *runtime;
+  const char *missing; /* not measured: why, else NULL and the rest set */
+  const char *file_name;
+  const char *sha256; /* "-" when the file does not say */
+  const char *packed; /* sizes as text, "-" when unknown */
+  const char *unpacked;
+  const char *files;
+  int reproducible; /* 1, 0, -1 unknown */
+};
+
 struct report_sink;
 
 /* Every operation writes to sink->f. chart, failure.peer_stderr and
@@ -143,11 +157,16 @@ struct report_sink_ops {
                         const char *client);
     void (*end)(struct report_sink *s);
   } failure;
-  /* The two blocks the formats word differently: the packages table of
-   * one platform, or of every platform (-1) with a platform column; and
-   * one platform's machine and toolchains (a sink that shows them beside
-   * the heat map leaves it NULL). */
-  void (*packages)(struct report_sink *s, int platform);
+  /* The packages table, whose columns the formats lay out their own way;
+   * across platforms, with a platform column. */
+  struct {
+    void (*begin)(struct report_sink *s, int across);
+    void (*row)(struct report_sink *s, const struct report_package_row *row);
+    void (*end)(struct report_sink *s);
+  } package;
+  /* One platform's machine and toolchains, which the formats word
+   * differently (a sink that shows them beside the heat map leaves it
+   * NULL). */
   void (*machine)(struct report_sink *s, int platform);
 };
 

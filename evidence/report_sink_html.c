@@ -6,7 +6,7 @@
  * through report_xml_text.
  *
  * This file holds the page and the parts every section is made of; the
- * charts and the blocks only HTML words its way (machine, packages) are in
+ * charts and the blocks HTML lays out its own way (machine, packages) are in
  * evidence/report_html_blocks.c, the SVG drawing in
  * evidence/report_html_chart.c. */
 #include "evidence/report_html.h"
@@ -425,7 +425,8 @@ static const struct report_sink_ops html_ops = {
     .list = {list_begin, list_item, list_end},
     .failure = {failure_begin, failure_line, failure_reproduce, failure_stderr,
                 failure_end},
-    .packages = report_html_packages,
+    .package = {report_html_package_begin, report_html_package_row,
+                report_html_package_end},
 };
 
 int report_html(const struct report *r, FILE *f)

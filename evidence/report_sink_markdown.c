@@ -297,48 +297,39 @@ static void failure_end(struct report_sink *s)
 
 /* ---- the blocks Markdown words its own way ---- */
 
-static void packages(struct report_sink *s, int platform)
+static void package_begin(struct report_sink *s, int across)
 {
-  const struct report_platform *p = &s->r->platforms[platform];
-  FILE *f = s->f;
-  int header = 0;
+  fprintf(s->f,
+          "|%s runtime | artifact | packed | unpacked | files | SHA-256 | "
+          "reproducible |\n|%s --- | --- | --- | --- | --- | --- | --- |\n",
+          across ? " platform |" : "", across ? " --- |" : "");
+}
 
-  for (int i = 0; i < p->nruntimes; i++) {
-    const struct report_runtime *rt = &p->runtimes[i];
-    const struct report_package *pk = &rt->package;
-    char packed[32], unpacked[32];
-    if (!pk->present)
-      continue;
-    if (!header++)
-      fputs("| runtime | artifact | packed | unpacked | "
-            "files | SHA-256 | reproducible |\n| --- | --- | --- | --- | "
-            "--- | --- | --- |\n",
-            f);
-    fputs("| ", f);
-    md(f, rt->name);
-    if (!pk->measured) {
-      fputs(" | not measured: ", f);
-      md(f, pk->error ? pk->error : "no artifact");
-      fputs(" | | | | | |\n", f);
-      continue;
-    }
+static void package_row(struct report_sink *s,
+                        const struct report_package_row *row)
+{
+  FILE *f = s->f;
+
+  fputs("| ", f);
+  if (row->platform) {
+    md(f, row->platform);
     fputs(" | ", f);
-    md(f, pk->file_name);
-    report_format_value(packed, sizeof(packed), (double)pk->packed_bytes,
-                        REPORT_BYTES);
-    report_format_value(unpacked, sizeof(unpacked), (double)pk->unpacked_bytes,
-                        REPORT_BYTES);
-    fprintf(f, " | %s | %s | %d | ", pk->packed_bytes >= 0 ? packed : "-",
-            pk->unpacked_bytes >= 0 ? unpacked : "-", pk->file_count);
-    md(f, pk->sha256);
-    fprintf(f, " | %s |\n",
-            pk->reproducible < 0 ? "unknown"
-            : pk->reproducible   ? "yes"
-                                 : "**no**: a second pack "
-                                   "differs");
   }
-  if (header)
-    fputs("\n", f);
+  md(f, row->runtime);
+  if (row->missing) {
+    fputs(" | not measured: ", f);
+    md(f, row->missing);
+    fputs(" | | | | | |\n", f);
+    return;
+  }
+  fputs(" | ", f);
+  md(f, row->file_name);
+  fprintf(f, " | %s | %s | %s | ", row->packed, row->unpacked, row->files);
+  md(f, row->sha256);
+  fprintf(f, " | %s |\n",
+          row->reproducible < 0 ? "unknown"
+          : row->reproducible   ? "yes"
+                                : "**no**: a second pack differs");
 }
 
 static void machine(struct report_sink *s, int platform)
@@ -449,7 +440,7 @@ static const struct report_sink_ops markdown_ops = {
     .list = {list_begin, list_item, list_end},
     .failure = {failure_begin, failure_line, failure_reproduce, NULL,
                 failure_end},
-    .packages = packages,
+    .package = {package_begin, package_row, table_end},
     .machine = machine,
 };
 

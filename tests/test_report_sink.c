@@ -191,9 +191,18 @@ static void failure_end(struct report_sink *s)
   closed(s);
 }
 
-static void packages(struct report_sink *s, int platform)
+static void package_begin(struct report_sink *s, int across)
 {
-  logf_(s, "packages(%d) ", platform);
+  logf_(s, "packages(%s) ", across ? "across" : "one");
+  opened(s);
+}
+
+static void package_row(struct report_sink *s,
+                        const struct report_package_row *row)
+{
+  logf_(s, "package(%s%s%s %s %s %s) ", row->platform ? row->platform : "",
+        row->platform ? " " : "", row->runtime, row->file_name, row->packed,
+        row->sha256);
 }
 
 static void machine(struct report_sink *s, int platform)
@@ -211,7 +220,7 @@ static const struct report_sink_ops recorder_ops = {
     .list = {list_begin, list_item, list_end},
     .failure = {failure_begin, failure_line, failure_reproduce, failure_stderr,
                 failure_end},
-    .packages = packages,
+    .package = {package_begin, package_row, table_end},
     .machine = machine,
 };
 
@@ -285,8 +294,9 @@ static void test_sections(void)
   TAP_OK(before(&rec, "[2 linux x86_64]", "[3 Failures and lanes not run]") &&
              before(&rec, "[3 Failures", "[3 Client \xc3\x97 server]") &&
              before(&rec, "[3 Client", "[3 Same-runtime lanes") &&
-             before(&rec, "[3 Same-runtime", "[3 Packages] packages(0)") &&
-             before(&rec, "packages(0)", "[3 Cleanliness]") &&
+             before(&rec, "[3 Same-runtime",
+                    "[3 Packages] packages(one) package(c c.tgz 10 B ab)") &&
+             before(&rec, "packages(one)", "[3 Cleanliness]") &&
              before(&rec, "[3 Cleanliness]", "item(c-c: spread)") &&
              before(&rec, "item(c-c: spread)", "[3 Comparisons]") &&
              before(&rec, "[3 Comparisons]", "machine(0) end"),
@@ -300,11 +310,12 @@ static void test_sections(void)
                 "[2 Memory of same-runtime lanes] p chart(memory) "
                 "table(platform..6)") &&
              before(&rec, "table(platform..6)",
-                    "[2 Packages] p chart(packages) packages(-1)") &&
-             before(&rec, "packages(-1)", "[2 linux x86_64]") &&
+                    "[2 Packages] p chart(packages) packages(across) "
+                    "package(linux c c.tgz 10 B ab)") &&
+             before(&rec, "packages(across)", "[2 linux x86_64]") &&
              has(&rec, "[3 Client \xc3\x97 server] p chart(heat) table(") &&
              !strstr(rec.log, "[3 Same-runtime") &&
-             !strstr(rec.log, "packages(0)"),
+             !strstr(rec.log, "packages(one)"),
          "with charts: memory and packages across platforms beside their "
          "bars, a heat map before the client x server table");
   report_release(&r);
