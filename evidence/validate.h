@@ -55,15 +55,19 @@ void validate_errors_release(struct validate_errors *e);
 
 /* Checks that schema uses only the supported subset, correctly: known
  * keywords with values of the right type, patterns that compile, $refs
- * that resolve, nesting within VALIDATE_MAX_DEPTH. Returns 0, or -1 with
- * every problem appended to out as "schema: at /pointer: problem". */
+ * that resolve, nesting within VALIDATE_MAX_DEPTH. Each pattern's compiled
+ * form stays with its string in schema (json-c userdata, freed with it), so
+ * that it is compiled once however many documents the schema checks; such
+ * a schema cannot be copied with json_object_deep_copy. Returns 0, or -1
+ * with every problem appended to out as "schema: at /pointer: problem". */
 int validate_schema(json_object *schema, struct validate_errors *out);
 
 /* Validates doc against schema and appends every problem found to out
  * (none is skipped because another was found first). Neither argument is
  * kept or changed (json-c may cache the printed form of a number quoted in
- * a message). Returns 0 when doc is valid, 1 when it is not, -1 when the
- * schema cannot be used (the reasons, "schema: ...", in out). */
+ * a message; schema keeps its compiled patterns, as above). Returns 0 when doc
+ * is valid, 1 when it is not, -1 when the schema cannot be used (the reasons,
+ * "schema: ...", in out). */
 int validate_document(json_object *schema, json_object *doc,
                       struct validate_errors *out);
 
