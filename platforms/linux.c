@@ -261,7 +261,7 @@ static void taskstats_drain(void)
 int platform_init(char *err, size_t errlen)
 {
   if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
-    posix_set_err(err, errlen, "cannot become a child subreaper%s: %s", "", errno);
+    posix_set_err(err, errlen, errno, "cannot become a child subreaper");
     return -errno;
   }
   if (taskstats_fd < 0)
@@ -329,12 +329,12 @@ int platform_spawn(const struct platform_spawn_opts *opts,
   proc->pid = -1;
   proc->stdout_fd = proc->stderr_fd = -1;
   if (posix_build_env(opts->env, environ, envp, MAX_ENV) != 0) {
-    posix_set_err(err, errlen, "environment too large%s: %s", "", E2BIG);
+    posix_set_err(err, errlen, E2BIG, "environment too large");
     return -E2BIG;
   }
   if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
     rc = -errno;
-    posix_set_err(err, errlen, "cannot create pipes%s: %s", "", errno);
+    posix_set_err(err, errlen, errno, "cannot create pipes");
     goto fail_pipes;
   }
   posix_spawn_file_actions_init(&fa);
@@ -362,7 +362,7 @@ int platform_spawn(const struct platform_spawn_opts *opts,
   close(out_pipe[1]);
   close(err_pipe[1]);
   if (rc != 0) {
-    posix_set_err(err, errlen, "cannot start '%s': %s", opts->argv[0], rc);
+    posix_set_err(err, errlen, rc, "cannot start '%s'", opts->argv[0]);
     close(out_pipe[0]);
     close(err_pipe[0]);
     return -rc;
@@ -468,7 +468,7 @@ int platform_collect_orphans(const long *groups, int ngroups,
   memset(out, 0, sizeof(*out));
   proc_dir = opendir("/proc");
   if (proc_dir == NULL) {
-    posix_set_err(err, errlen, "cannot scan /proc%s: %s", "", errno);
+    posix_set_err(err, errlen, errno, "cannot scan /proc");
     return -errno;
   }
   while ((de = readdir(proc_dir)) != NULL) {

@@ -175,26 +175,26 @@ int platform_spawn(const struct platform_spawn_opts *opts,
   proc->pid = -1;
   proc->stdout_fd = proc->stderr_fd = -1;
   if (posix_build_env(opts->env, *_NSGetEnviron(), envp, MAX_ENV) != 0) {
-    posix_set_err(err, errlen, "environment too large%s: %s", "", E2BIG);
+    posix_set_err(err, errlen, E2BIG, "environment too large");
     return -E2BIG;
   }
   rc = make_pipe(out_pipe);
   if (rc == 0)
     rc = make_pipe(err_pipe);
   if (rc != 0) {
-    posix_set_err(err, errlen, "cannot create pipes%s: %s", "", -rc);
+    posix_set_err(err, errlen, -rc, "cannot create pipes");
     goto fail_pipes;
   }
   rc = posix_spawn_file_actions_init(&fa);
   if (rc != 0) {
-    posix_set_err(err, errlen, "cannot prepare '%s': %s", opts->argv[0], rc);
+    posix_set_err(err, errlen, rc, "cannot prepare '%s'", opts->argv[0]);
     rc = -rc;
     goto fail_pipes;
   }
   rc = posix_spawnattr_init(&attr);
   if (rc != 0) {
     posix_spawn_file_actions_destroy(&fa);
-    posix_set_err(err, errlen, "cannot prepare '%s': %s", opts->argv[0], rc);
+    posix_set_err(err, errlen, rc, "cannot prepare '%s'", opts->argv[0]);
     rc = -rc;
     goto fail_pipes;
   }
@@ -233,7 +233,7 @@ int platform_spawn(const struct platform_spawn_opts *opts,
   close(out_pipe[1]);
   close(err_pipe[1]);
   if (rc != 0) {
-    posix_set_err(err, errlen, "cannot start '%s': %s", opts->argv[0], rc);
+    posix_set_err(err, errlen, rc, "cannot start '%s'", opts->argv[0]);
     close(out_pipe[0]);
     close(err_pipe[0]);
     return -rc;

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,12 +17,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-void posix_set_err(char *err, size_t errlen, const char *fmt, const char *a,
-                    int e)
+void posix_set_err(char *err, size_t errlen, int e, const char *fmt, ...)
 {
+  va_list ap;
+  int used;
+
   if (err == NULL || errlen == 0)
     return;
-  snprintf(err, errlen, fmt, a, strerror(e));
+  va_start(ap, fmt);
+  used = vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+  if (used >= 0 && (size_t)used < errlen)
+    snprintf(err + used, errlen - (size_t)used, ": %s", strerror(e));
 }
 
 int64_t posix_timeval_ns(struct timeval tv)
@@ -85,7 +92,7 @@ int platform_port_free(const char *host, int port, char *err, size_t errlen)
   /* bind() fills in sa_len from addrlen, so it is not set here. */
   fd = socket(addr.ss_family, SOCK_STREAM, 0);
   if (fd < 0) {
-    posix_set_err(err, errlen, "cannot create a socket%s: %s", "", errno);
+    posix_set_err(err, errlen, errno, "cannot create a socket");
     return -errno;
   }
   fcntl(fd, F_SETFD, FD_CLOEXEC);
@@ -156,7 +163,7 @@ int posix_reap(long pid, struct platform_exit *ex, struct rusage *ru,
   if (r == 0)
     return 0;
   if (r < 0) {
-    posix_set_err(err, errlen, "cannot reap peer%s: %s", "", errno);
+    posix_set_err(err, errlen, errno, "cannot reap peer");
     return -errno;
   }
   memset(ex, 0, sizeof(*ex));

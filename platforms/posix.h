@@ -10,9 +10,10 @@
 
 #include "platforms/platform.h"
 
-/* Writes fmt (with %s for a, then %s for strerror(e)) into err. */
-void posix_set_err(char *err, size_t errlen, const char *fmt, const char *a,
-                   int e);
+/* Writes the message fmt formats, then ": " and strerror(e), into err
+ * (nothing when err is NULL or errlen is 0). */
+void posix_set_err(char *err, size_t errlen, int e, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 int64_t posix_timeval_ns(struct timeval tv);
 
