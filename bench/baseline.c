@@ -51,6 +51,8 @@
 static const char *role = "baseline";
 
 static void die(int status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void die(int status, const char *fmt, ...)
 {
   va_list ap;
   fprintf(stderr, "%s: ", role);

@@ -11,6 +11,9 @@
 
 static int fail_at(const char *path, const yaml_node_t *n, char *err,
                    size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int fail_at(const char *path, const yaml_node_t *n, char *err,
+                   size_t errlen, const char *fmt, ...)
 {
   va_list ap;
   int used = snprintf(err, errlen, "%s:%zu:%zu: ", path,

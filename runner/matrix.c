@@ -18,6 +18,8 @@ struct loader {
 };
 
 static int fail_at(struct loader *ld, const yaml_node_t *n, const char *fmt,
+                   ...) __attribute__((format(printf, 3, 4)));
+static int fail_at(struct loader *ld, const yaml_node_t *n, const char *fmt,
                    ...)
 {
   va_list ap;

@@ -30,6 +30,8 @@ struct package_source {
 
 /* Appends to a bounded string; what does not fit is dropped. */
 static void append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
 {
   va_list ap;
   int n;
@@ -44,6 +46,8 @@ static void append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
 }
 
 /* "<path>: <problem>" on one line, whatever libarchive's message holds. */
+static int fail(int rc, char *err, size_t errlen, const char *path,
+                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 static int fail(int rc, char *err, size_t errlen, const char *path,
                 const char *fmt, ...)
 {

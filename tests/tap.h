@@ -18,8 +18,15 @@
 extern int tap_count;
 extern int tap_failed;
 
-static inline int tap_vcheck(int cond, const char *file, int line,
-                             const char *fmt, va_list ap)
+#if defined(__GNUC__)
+#define TAP_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define TAP_PRINTF(f, a)
+#endif
+
+static inline TAP_PRINTF(4, 0) int tap_vcheck(int cond, const char *file,
+                                              int line, const char *fmt,
+                                              va_list ap)
 {
   tap_count++;
   if (!cond)
@@ -34,8 +41,8 @@ static inline int tap_vcheck(int cond, const char *file, int line,
 }
 
 /* Records one check. Returns cond so callers can skip dependent checks. */
-static inline int tap_check(int cond, const char *file, int line,
-                            const char *fmt, ...)
+static inline TAP_PRINTF(4, 5) int tap_check(int cond, const char *file,
+                                             int line, const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
@@ -76,12 +83,6 @@ static inline int tap_check(int cond, const char *file, int line,
   tap_null((const void *)(p), 1, __FILE__, __LINE__, __VA_ARGS__)
 
 #define TAP_STR_SHOWN 400
-
-#if defined(__GNUC__)
-#define TAP_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define TAP_PRINTF(f, a)
-#endif
 
 static inline void tap_print_str(const char *s)
 {
@@ -204,7 +205,7 @@ static inline TAP_PRINTF(5, 6) int tap_null(const void *p, int null,
 }
 
 /* A diagnostic line, shown by TAP consumers. */
-static inline void tap_diag(const char *fmt, ...)
+static inline TAP_PRINTF(1, 2) void tap_diag(const char *fmt, ...)
 {
   va_list ap;
   printf("# ");

@@ -102,7 +102,8 @@ int conn_start(struct conn *c);
 int conn_flush(struct conn *c);
 
 /* Writes the reason of a rejection (printf format) for conn_fail(). */
-void conn_why(struct conn *c, const char *fmt, ...);
+void conn_why(struct conn *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Rejects the session with err (a proto_error): prints "<prog>: <name>:
  * <why>" on stderr, tries to send an ERROR frame with the matching code

@@ -29,6 +29,8 @@ static const struct {
 };
 
 static int lane_errorf(char *err, size_t err_size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int lane_errorf(char *err, size_t err_size, const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
