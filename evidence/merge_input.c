@@ -41,6 +41,8 @@ int merge_os_index(const char *os)
 
 /* A problem of the input c checks. */
 static void refuse(struct check *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void refuse(struct check *c, const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);

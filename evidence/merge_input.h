@@ -24,9 +24,11 @@ extern const char *const merge_os_names[MERGE_NOS];
  * MERGE_MAX_PROBLEMS, or when memory runs out, the line is only counted in
  * p->dropped. */
 void merge_problems_add(struct merge_problems *p, const char *file,
-                        const char *fmt, ...);
+                        const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void merge_problems_vadd(struct merge_problems *p, const char *file,
-                         const char *fmt, va_list ap);
+                         const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 
 /* A line built from parts, cut at MERGE_LINE_MAX. {"", 0} is empty. */
 struct merge_line {
@@ -35,7 +37,8 @@ struct merge_line {
 };
 
 /* Appends to l what printf would write; what does not fit is dropped. */
-void merge_line_add(struct merge_line *l, const char *fmt, ...);
+void merge_line_add(struct merge_line *l, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* ---- one input (evidence/merge_input.c) ---- */
 

@@ -28,7 +28,8 @@ struct report_reader {
 
 /* Writes the problem into err when it is the first; counts it. Returns
  * -1. */
-int report_reader_fail(struct report_reader *rd, const char *fmt, ...);
+int report_reader_fail(struct report_reader *rd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Hands p to the report (freed by report_release) and returns it; NULL p,
  * or no memory to record it (p is freed then), fails with "out of memory"

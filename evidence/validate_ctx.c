@@ -66,6 +66,8 @@ void validate_errors_move(struct validate_errors *to,
 
 /* snprintf that marks a cut message with "..." at its end. */
 static void format_cut(char *out, size_t outlen, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+static void format_cut(char *out, size_t outlen, const char *fmt, va_list ap)
 {
   int n = vsnprintf(out, outlen, fmt, ap);
   if (n >= 0 && (size_t)n >= outlen && outlen > 4)

@@ -24,7 +24,8 @@ void validate_errors_add(struct validate_errors *e, const char *msg);
 
 /* The same with a printf format; a message longer than
  * VALIDATE_MESSAGE_MAX is cut and ends in "...". */
-void validate_errors_addf(struct validate_errors *e, const char *fmt, ...);
+void validate_errors_addf(struct validate_errors *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Moves every message of from to the end of to (those from only counted
  * are counted in to); from is left empty. */
@@ -68,11 +69,13 @@ void validate_ctx_pop(struct validate_ctx *c, size_t old);
 
 /* Adds "at <pointer>: <problem>" to c->out ("schema: " first when
  * c->in_schema, "(root)" for an empty pointer). */
-void validate_ctx_report(struct validate_ctx *c, const char *fmt, ...);
+void validate_ctx_report(struct validate_ctx *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* The evaluation cannot go on: adds "schema: <problem> (at <pointer>)" to
  * c->out and sets c->aborted, at which every caller unwinds. */
-void validate_ctx_abort(struct validate_ctx *c, const char *fmt, ...);
+void validate_ctx_abort(struct validate_ctx *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* What every document must be whatever the schema says, reported for v
  * (level levels deep) and below it: nested at most VALIDATE_MAX_DEPTH
