@@ -148,6 +148,27 @@ static void test_with_rules(void)
   sanitize_release(&rules);
 }
 
+/* What the scrubber leaves must be UTF-8 for any parser: overlong forms,
+ * surrogates and code points past U+10FFFF are not (fuzz_sanitize found
+ * them passed through). */
+static void test_strict_utf8(void)
+{
+  char got[256];
+
+  TAP_OK(scrub_is("a\xed\xa0\x80"
+                  "b",
+                  256, "a???b", got, sizeof(got)),
+         "a surrogate (U+D800) becomes '?' (got '%s')", got);
+  TAP_OK(scrub_is("\xf0\x84\xa0\xa0 \xe0\x80\xaf", 256, "???? ???", got,
+                  sizeof(got)),
+         "overlong forms become '?' (got '%s')", got);
+  TAP_OK(scrub_is("\xf4\x90\x80\x80", 256, "????", got, sizeof(got)),
+         "a code point past U+10FFFF becomes '?' (got '%s')", got);
+  TAP_OK(scrub_is("\xf4\x8f\xbf\xbf \xed\x9f\xbf", 256,
+                  "\xf4\x8f\xbf\xbf \xed\x9f\xbf", got, sizeof(got)),
+         "U+10FFFF and U+D7FF stay");
+}
+
 int main(void)
 {
   memset(&rules, 0, sizeof(rules));
@@ -155,5 +176,6 @@ int main(void)
   test_buffer_end();
   test_long_paths();
   test_with_rules();
+  test_strict_utf8();
   return tap_done();
 }
