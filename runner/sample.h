@@ -11,7 +11,7 @@
 
 #include "platforms/platform.h"
 #include "protocol/codec.h"
-#include "runner/capture.h"
+#include "evidence/capture.h"
 #include "runner/result.h"
 #include "runner/tempdir.h"
 

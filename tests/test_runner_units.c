@@ -5,7 +5,7 @@
 #include "evidence/compare.h"
 #include "evidence/sanitize.h"
 #include "evidence/stats.h"
-#include "runner/capture.h"
+#include "evidence/capture.h"
 #include "runner/cli.h"
 #include "runner/glob.h"
 #include "runner/lanes.h"

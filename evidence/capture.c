@@ -1,4 +1,4 @@
-#include "runner/capture.h"
+#include "evidence/capture.h"
 
 #include <errno.h>
 #include <stdio.h>

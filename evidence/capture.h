@@ -1,9 +1,11 @@
 /* A bounded capture of a peer's output stream: it keeps the first and the
  * last bytes and counts the rest, so a peer that floods its output cannot
  * grow the runner's memory, and the evidence still shows how it began and
- * how it ended. */
-#ifndef CROSSRUN_RUNNER_CAPTURE_H
-#define CROSSRUN_RUNNER_CAPTURE_H
+ * how it ended. It sits in evidence/ because a peer's kept stderr is part
+ * of the model the runner fills (evidence/model.h); the runner uses it for
+ * its helper commands' output too. */
+#ifndef CROSSRUN_EVIDENCE_CAPTURE_H
+#define CROSSRUN_EVIDENCE_CAPTURE_H
 
 #include <stddef.h>
 #include <stdint.h>
