@@ -12,8 +12,8 @@ static int lane_times(const struct evidence_lane *lane, double *out, int max)
 {
   int n = 0;
   for (int i = 0; i < lane->nsamples && n < max; i++) {
-    const struct sample_result *r = &lane->samples[i].result;
-    if (r->status == SAMPLE_PASSED && r->have_result &&
+    const struct model_sample *r = &lane->samples[i].result;
+    if (r->status == MODEL_PASSED && r->have_result &&
         r->result.round_trips > 0)
       out[n++] = (double)r->result.elapsed_ns / (double)r->result.round_trips;
   }

@@ -28,7 +28,7 @@ void evidence_reproduce(const struct evidence_run *run,
 }
 
 static json_object *argv_json(const struct sanitize *s,
-                              const struct peer_report *p)
+                              const struct model_peer *p)
 {
   json_object *a = json_object_new_array();
   for (int i = 0; i < p->argc; i++)
@@ -36,7 +36,7 @@ static json_object *argv_json(const struct sanitize *s,
   return a;
 }
 
-static void command_line(const struct sanitize *s, const struct peer_report *p,
+static void command_line(const struct sanitize *s, const struct model_peer *p,
                          char *out, size_t outlen)
 {
   char raw[4096];
@@ -51,7 +51,7 @@ static void command_line(const struct sanitize *s, const struct peer_report *p,
 /* keep_text 0: a passed sample's stderr is counted but not copied, so that
  * whatever a peer prints (its environment, paths) cannot reach the file. */
 static json_object *peer_json(const struct sanitize *s,
-                              const struct peer_report *p, int keep_text)
+                              const struct model_peer *p, int keep_text)
 {
   json_object *o = json_object_new_object(), *exit, *cpu, *mem, *err;
   static char buf[EVIDENCE_TEXT_MAX];
@@ -64,7 +64,7 @@ static json_object *peer_json(const struct sanitize *s,
   evidence_put(exit, "code", p->reaped && p->exited ? json_object_new_int(p->exit_code)
                                            : NULL);
   evidence_put(exit, "signal", p->signal ? json_object_new_string(
-                                      platform_signal_name(p->signal))
+                                      p->signal_name)
                                 : NULL);
   evidence_put(exit, "timed_out", json_object_new_boolean(p->timed_out));
   evidence_put(exit, "forced_termination", json_object_new_boolean(p->forced));
@@ -110,7 +110,7 @@ static json_object *peer_json(const struct sanitize *s,
   return o;
 }
 
-static json_object *result_json(const struct client_result *r)
+static json_object *result_json(const struct model_client_result *r)
 {
   json_object *o = json_object_new_object();
   evidence_put(o, "round_trips", json_object_new_int64(r->round_trips));
@@ -132,7 +132,7 @@ static json_object *sample_json(const struct evidence_run *run,
                                 const struct evidence_sample *es,
                                 const struct sanitize *run_rules)
 {
-  const struct sample_result *r = &es->result;
+  const struct model_sample *r = &es->result;
   json_object *o = json_object_new_object(), *checks, *failure, *repro;
   /* Each sample's temporary directory is scrubbed from its own text; the
    * rule is removed again below. */
@@ -142,8 +142,8 @@ static json_object *sample_json(const struct evidence_run *run,
   sanitize_add(s, r->temp_dir, "$TMPDIR");
   evidence_put(o, "round", json_object_new_int(es->round));
   evidence_put(o, "order_in_round", json_object_new_int(es->order));
-  evidence_put(o, "status", json_object_new_string(sample_status_name(r->status)));
-  if (r->status == SAMPLE_PASSED) {
+  evidence_put(o, "status", json_object_new_string(model_status_name(r->status)));
+  if (r->status == MODEL_PASSED) {
     failure = NULL;
   } else {
     failure = json_object_new_object();
@@ -156,11 +156,11 @@ static json_object *sample_json(const struct evidence_run *run,
     evidence_put(failure, "message", evidence_text(s, r->message));
   }
   evidence_put(o, "failure", failure);
-  evidence_put(o, "elapsed_ns", r->have_result && r->status == SAMPLE_PASSED
+  evidence_put(o, "elapsed_ns", r->have_result && r->status == MODEL_PASSED
                            ? json_object_new_int64(r->result.elapsed_ns)
                            : NULL);
   evidence_put(o, "ns_per_round_trip",
-      r->have_result && r->status == SAMPLE_PASSED && r->result.round_trips
+      r->have_result && r->status == MODEL_PASSED && r->result.round_trips
           ? json_object_new_double((double)r->result.elapsed_ns /
                                    (double)r->result.round_trips)
           : NULL);
@@ -170,23 +170,23 @@ static json_object *sample_json(const struct evidence_run *run,
   evidence_put(o, "wall_ns", json_object_new_int64((int64_t)r->wall_ns));
   evidence_put(o, "result", r->have_result ? result_json(&r->result) : NULL);
   checks = json_object_new_object();
-  for (int i = 0; i < CHECK_COUNT; i++) {
+  for (int i = 0; i < MODEL_CHECK_COUNT; i++) {
     json_object *c = json_object_new_object();
-    const struct check_outcome *ck = &r->checks[i];
+    const struct model_check_outcome *ck = &r->checks[i];
     evidence_put(c, "outcome", json_object_new_string(
                           !ck->ran ? "not_run" : ck->passed ? "passed"
                                                             : "failed"));
     evidence_put(c, "reason", evidence_text(s, ck->reason));
-    evidence_put(checks, sample_check_name((enum check_id)i), c);
+    evidence_put(checks, model_check_name((enum model_check)i), c);
   }
   evidence_put(o, "checks", checks);
-  evidence_put(o, "server", peer_json(s, &r->server, r->status != SAMPLE_PASSED));
-  evidence_put(o, "client", peer_json(s, &r->client, r->status != SAMPLE_PASSED));
+  evidence_put(o, "server", peer_json(s, &r->server, r->status != MODEL_PASSED));
+  evidence_put(o, "client", peer_json(s, &r->client, r->status != MODEL_PASSED));
   evidence_put(o, "retried", json_object_new_boolean(es->retried));
   if (es->retried) {
-    const struct sample_result *f = &es->first_attempt;
+    const struct model_sample *f = &es->first_attempt;
     json_object *first = json_object_new_object();
-    evidence_put(first, "status", json_object_new_string(sample_status_name(f->status)));
+    evidence_put(first, "status", json_object_new_string(model_status_name(f->status)));
     evidence_put(first, "stage", json_object_new_string(f->failure_stage
                                                    ? f->failure_stage
                                                    : "runner"));
@@ -311,7 +311,7 @@ void evidence_cleanliness(const struct evidence_run *run,
   memset(c, 0, sizeof(*c));
   for (int l = 0; l < run->nlanes; l++) {
     for (int i = 0; i < run->lanes[l].nsamples; i++) {
-      const struct sample_result *r = &run->lanes[l].samples[i].result;
+      const struct model_sample *r = &run->lanes[l].samples[i].result;
       if (!r->server.started)
         continue;
       c->pairs_started++;
@@ -319,7 +319,8 @@ void evidence_cleanliness(const struct evidence_run *run,
           !r->client.forced)
         c->natural_exits++;
       c->processes_left += r->orphans.count;
-      if (r->checks[CHECK_PORT_FREE].ran && !r->checks[CHECK_PORT_FREE].passed)
+      if (r->checks[MODEL_CHECK_PORT_FREE].ran &&
+          !r->checks[MODEL_CHECK_PORT_FREE].passed)
         c->sockets_left++;
       c->forced_terminations += r->server.forced + r->client.forced;
       c->temp_entries_left += r->leftovers.count;
@@ -395,8 +396,8 @@ static json_object *document(const struct evidence_run *run)
   evidence_put(doc, "settings", o);
 
   o = json_object_new_object();
-  evidence_put(o, "peak_rss", json_object_new_string(platform_peak_rss_method()));
-  evidence_put(o, "sampled_rss", json_object_new_string(platform_sampled_rss_method()));
+  evidence_put(o, "peak_rss", json_object_new_string(run->peak_rss_method));
+  evidence_put(o, "sampled_rss", json_object_new_string(run->sampled_rss_method));
   evidence_put(o, "cpu", json_object_new_string(
                     "user and system CPU time of the reaped child, from the "
                     "OS (wait4 rusage on Linux and macOS, process times on "

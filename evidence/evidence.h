@@ -7,11 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "platforms/platform.h"
+#include "evidence/model.h"
 #include "protocol/codec.h"
-#include "runner/lanes.h"
-#include "runner/prepare.h"
-#include "runner/sample.h"
 
 #define EVIDENCE_SCHEMA_VERSION 1
 
@@ -21,9 +18,9 @@
 struct evidence_sample {
   int round;       /* 1-based */
   int order;       /* position in its round's shuffled order, 1-based */
-  struct sample_result result;
+  struct model_sample result;
   int retried;     /* result is a retry; first_attempt failed */
-  struct sample_result first_attempt;
+  struct model_sample first_attempt;
 };
 
 #define EVIDENCE_MAX_MATRIX 9
@@ -68,17 +65,20 @@ struct evidence_run {
   int samples_per_lane;
   uint64_t seed;
   const char *host;
-  struct sample_limits limits;
-  struct platform_machine machine;
+  struct model_limits limits;
+  struct model_machine machine;
+  /* How the platform obtains each memory figure (platform_*_method()). */
+  const char *peak_rss_method;
+  const char *sampled_rss_method;
   char started_at[32];        /* UTC, ISO 8601 */
   const char *root;           /* stripped from every path written */
   const char *crossrun_path;  /* how the runner was invoked, for reproduce */
   struct evidence_lane *lanes;
   int nlanes;
   /* The runtimes the lanes use, and their packages (packages may be 0). */
-  const struct runtime *const *runtimes;
+  const struct model_runtime *runtimes;
   int nruntimes;
-  const struct prepare_package *packages;
+  const struct model_package *packages;
   int npackages;
   int packages_skipped; /* --no-packages */
   const char *matrix_files[9]; /* as given, the default first */

@@ -25,18 +25,18 @@ json_object *evidence_text(const struct sanitize *s, const char *in)
 }
 
 static json_object *argv_list(const struct sanitize *s,
-                              const struct lanes_argv *a)
+                              const char *const *argv)
 {
   json_object *arr;
-  if (a->argv[0] == NULL)
+  if (argv == NULL)
     return NULL;
   arr = json_object_new_array();
-  for (int i = 0; a->argv[i] != NULL; i++)
-    json_object_array_add(arr, evidence_text(s, a->argv[i]));
+  for (int i = 0; argv[i] != NULL; i++)
+    json_object_array_add(arr, evidence_text(s, argv[i]));
   return arr;
 }
 
-static json_object *package_json(const struct prepare_package *p,
+static json_object *package_json(const struct model_package *p,
                                  const struct sanitize *s)
 {
   json_object *o = json_object_new_object(), *entries;
@@ -121,15 +121,15 @@ json_object *evidence_runtimes_json(const struct evidence_run *run,
   json_object *all = json_object_new_object();
 
   for (int i = 0; i < run->nruntimes; i++) {
-    const struct runtime *r = run->runtimes[i];
+    const struct model_runtime *r = &run->runtimes[i];
     json_object *o = json_object_new_object();
     json_object *pkg = NULL;
 
-    evidence_put(o, "declared_at", evidence_text(s, lanes_relative(run->root, r->source)));
-    evidence_put(o, "client", argv_list(s, &r->client));
-    evidence_put(o, "server", argv_list(s, &r->server));
-    evidence_put(o, "build", argv_list(s, &r->build));
-    evidence_put(o, "version_command", argv_list(s, &r->version));
+    evidence_put(o, "declared_at", evidence_text(s, r->declared_at));
+    evidence_put(o, "client", argv_list(s, r->client));
+    evidence_put(o, "server", argv_list(s, r->server));
+    evidence_put(o, "build", argv_list(s, r->build));
+    evidence_put(o, "version_command", argv_list(s, r->version));
     /* As the toolchain printed it: a version is not scrubbed. */
     evidence_put(o, "toolchain_version", raw_or_null(r->toolchain_version));
     evidence_put(o, "toolchain_pinned", json_object_new_boolean(r->pinned));
@@ -139,9 +139,9 @@ json_object *evidence_runtimes_json(const struct evidence_run *run,
     evidence_put(o, "reason", r->why_unavailable[0] ? evidence_text(s, r->why_unavailable)
                                            : NULL);
     for (int p = 0; p < run->npackages; p++)
-      if (run->packages[p].runtime == r)
+      if (strcmp(run->packages[p].runtime, r->name) == 0)
         pkg = package_json(&run->packages[p], s);
-    if (pkg == NULL && r->package.present) {
+    if (pkg == NULL && r->declares_package) {
       pkg = json_object_new_object();
       evidence_put(pkg, "error", json_object_new_string(
                             run->packages_skipped

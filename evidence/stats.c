@@ -33,11 +33,11 @@ void stats_lane_compute(const struct evidence_sample *samples, int n,
   if (!v[0] || !v[1] || !v[2] || !v[3] || !v[4])
     goto out; /* no summary rather than a wrong one */
   for (int i = 0; i < n; i++) {
-    const struct sample_result *r = &samples[i].result;
-    if (r->status == SAMPLE_UNSUPPORTED)
+    const struct model_sample *r = &samples[i].result;
+    if (r->status == MODEL_UNSUPPORTED)
       st->unsupported++;
-    if (r->status != SAMPLE_PASSED) {
-      if (r->status == SAMPLE_FAILED || r->status == SAMPLE_ERROR)
+    if (r->status != MODEL_PASSED) {
+      if (r->status == MODEL_FAILED || r->status == MODEL_ERROR)
         st->failed++;
       continue;
     }

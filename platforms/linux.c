@@ -458,7 +458,7 @@ static void reap_quietly(pid_t pid)
 }
 
 int platform_collect_orphans(const long *groups, int ngroups,
-                             struct platform_orphans *out, char *err,
+                             struct model_orphans *out, char *err,
                              size_t errlen)
 {
   long self = (long)getpid();
@@ -495,7 +495,7 @@ int platform_collect_orphans(const long *groups, int ngroups,
         reap_quietly((pid_t)pid);
       continue;
     }
-    if (out->count < PLATFORM_MAX_ORPHANS) {
+    if (out->count < MODEL_MAX_ORPHANS) {
       out->list[out->count].pid = pid;
       snprintf(out->list[out->count].name, sizeof(out->list[0].name), "%s",
                name);
@@ -542,7 +542,7 @@ static void read_cpu_model(char *out, size_t len)
   fclose(f);
 }
 
-void platform_machine_describe(struct platform_machine *m)
+void platform_machine_describe(struct model_machine *m)
 {
   struct utsname u;
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);

@@ -435,7 +435,7 @@ static void wait_gone(pid_t pid, int child)
 }
 
 int platform_collect_orphans(const long *groups, int ngroups,
-                             struct platform_orphans *out, char *err,
+                             struct model_orphans *out, char *err,
                              size_t errlen)
 {
   struct candidate cand[MAX_CANDIDATES];
@@ -487,7 +487,7 @@ int platform_collect_orphans(const long *groups, int ngroups,
         wait_gone(c->pid, 1);
       continue;
     }
-    if (out->count < PLATFORM_MAX_ORPHANS) {
+    if (out->count < MODEL_MAX_ORPHANS) {
       const char *name = bi.pbi_name[0] != '\0' ? bi.pbi_name : bi.pbi_comm;
       size_t cap =
           bi.pbi_name[0] != '\0' ? sizeof(bi.pbi_name) : sizeof(bi.pbi_comm);
@@ -520,7 +520,7 @@ void platform_proc_release(struct platform_proc *proc)
 }
 
 
-void platform_machine_describe(struct platform_machine *m)
+void platform_machine_describe(struct model_machine *m)
 {
   struct utsname u;
   uint64_t memsize = 0;

@@ -11,7 +11,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PLATFORM_MAX_ORPHANS 16
+/* The machine description and the orphans a platform finds are filled
+ * straight into the model's structs: the model is plain data that
+ * includes nothing above libc, so depending on it keeps this layer free
+ * of the runner, and a second copy of each struct (with a field-by-field
+ * copy in the runner to keep in step) would buy nothing. */
+#include "evidence/model.h"
 
 /* What a peer is started with. argv[0] is the program's path; env holds
  * "NAME=value" entries that are added to (or replace) the coordinator's
@@ -62,29 +67,6 @@ struct platform_memory {
   int64_t peak_rss_bytes; /* peak since exec (Linux VmHWM) */
 };
 
-struct platform_orphan {
-  long pid;
-  char name[32];
-};
-
-/* Processes found alive after a sample: members of the peers' groups and
- * descendants that escaped them. They have been killed and reaped. */
-struct platform_orphans {
-  int count;
-  struct platform_orphan list[PLATFORM_MAX_ORPHANS];
-};
-
-struct platform_machine {
-  char os[32];
-  char arch[32];
-  char kernel[96];
-  char cpu_model[128];
-  int logical_cpus;
-  int64_t memory_bytes;
-  char cpu_governor[32];  /* "" when the OS does not tell */
-  double load_average_1m; /* -1 when the OS does not tell */
-};
-
 /* Prepares the coordinator: on Linux it becomes a child subreaper so that
  * descendants escaping with setsid() are reparented to it and can be
  * found. Call once before any spawn. */
@@ -112,7 +94,7 @@ int platform_terminate(const struct platform_proc *proc, int force);
  * to the coordinator, kills and reaps them, and
  * lists them in *out. Returns 0 or negative. */
 int platform_collect_orphans(const long *groups, int ngroups,
-                             struct platform_orphans *out, char *err,
+                             struct model_orphans *out, char *err,
                              size_t errlen);
 
 /* Releases what platform_spawn kept (a handle on Windows). Safe to call
@@ -139,7 +121,7 @@ const char *platform_signal_name(int sig);
 int64_t platform_self_peak_rss_bytes(void);
 
 /* Describes the machine (no host or user names). */
-void platform_machine_describe(struct platform_machine *m);
+void platform_machine_describe(struct model_machine *m);
 
 /* How this platform obtains each memory figure, for the evidence. Static
  * strings. */

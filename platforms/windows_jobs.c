@@ -85,7 +85,7 @@ static void process_name(HANDLE h, char *out, size_t outlen)
 
 /* Lists the live processes of one job into out, then ends them all and
  * waits (bounded) until they are gone. */
-static void collect_job(HANDLE job, struct platform_orphans *out)
+static void collect_job(HANDLE job, struct model_orphans *out)
 {
   union {
     JOBOBJECT_BASIC_PROCESS_ID_LIST list;
@@ -117,7 +117,7 @@ static void collect_job(HANDLE job, struct platform_orphans *out)
         CloseHandle(h);
         continue;
       }
-      if (out->count < PLATFORM_MAX_ORPHANS) {
+      if (out->count < MODEL_MAX_ORPHANS) {
         out->list[out->count].pid = (long)pid;
         process_name(h, out->list[out->count].name, sizeof(out->list[0].name));
       }
@@ -134,7 +134,7 @@ static void collect_job(HANDLE job, struct platform_orphans *out)
 }
 
 int platform_collect_orphans(const long *groups, int ngroups,
-                             struct platform_orphans *out, char *err,
+                             struct model_orphans *out, char *err,
                              size_t errlen)
 {
   memset(out, 0, sizeof(*out));

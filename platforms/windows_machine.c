@@ -108,7 +108,7 @@ static void cpu_model(char *out, size_t len)
     win_wide_to_utf8(start, -1, out, len);
 }
 
-void platform_machine_describe(struct platform_machine *m)
+void platform_machine_describe(struct model_machine *m)
 {
   MEMORYSTATUSEX ms;
   DWORD cpus;

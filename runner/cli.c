@@ -10,7 +10,7 @@
 
 void cli_defaults(enum cli_command cmd, struct cli_options *o)
 {
-  struct sample_limits limits = SAMPLE_LIMITS_DEFAULT;
+  struct model_limits limits = MODEL_LIMITS_DEFAULT;
 
   memset(o, 0, sizeof(*o));
   o->command = cmd;

@@ -38,7 +38,7 @@ struct cli_options {
   struct proto_workload workload;
   uint64_t seed;
   unsigned seed_given; /* 1 when --seed was given */
-  struct sample_limits limits;
+  struct model_limits limits;
   const char *host;
   int allow_non_loopback;
   int progress;    /* -1: when stderr is a terminal */

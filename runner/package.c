@@ -262,14 +262,14 @@ static const char *base_name(const char *path)
   return base;
 }
 
-static int add_entry(struct package_info *info, int *cap, const char *path,
+static int add_entry(struct model_package_info *info, int *cap, const char *path,
                      size_t pathlen, int64_t size)
 {
   char *copy;
 
   if (info->nentries == *cap) {
     int ncap = *cap ? 2 * *cap : 16;
-    struct package_entry *grown;
+    struct model_package_entry *grown;
     if (ncap > PACKAGE_MAX_ENTRIES)
       ncap = PACKAGE_MAX_ENTRIES;
     grown = realloc(info->entries, (size_t)ncap * sizeof(*grown));
@@ -326,7 +326,7 @@ static int count_data(struct archive *a, int64_t already, int64_t *size,
 }
 
 static int read_entries(struct archive *a, struct package_source *src,
-                        struct package_info *info, const char *path, char *err,
+                        struct model_package_info *info, const char *path, char *err,
                         size_t errlen)
 {
   struct archive_entry *e;
@@ -399,10 +399,10 @@ static int read_entries(struct archive *a, struct package_source *src,
   return 0;
 }
 
-int package_measure(const char *artifact_path, struct package_info *out,
+int package_measure(const char *artifact_path, struct model_package_info *out,
                     char *err, size_t errlen)
 {
-  struct package_info info = PACKAGE_INFO_INIT;
+  struct model_package_info info = MODEL_PACKAGE_INFO_INIT;
   struct package_source *src = NULL;
   struct archive *a = NULL;
   const char *path = artifact_path;
@@ -474,22 +474,11 @@ int package_measure(const char *artifact_path, struct package_info *out,
   }
   free(src);
   if (rc < 0) {
-    package_info_release(&info);
+    model_package_info_release(&info);
     return rc;
   }
   *out = info;
   return 0;
-}
-
-void package_info_release(struct package_info *p)
-{
-  for (int i = 0; i < p->nentries; i++)
-    free(p->entries[i].path);
-  free(p->entries);
-  p->entries = NULL;
-  p->nentries = 0;
-  p->file_count = 0;
-  p->unpacked_bytes = 0;
 }
 
 /* A link or an entry whose type the folder listing does not give counts

@@ -8,35 +8,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "evidence/model.h"
+
 /* Bounds on what one artifact may hold; past them measuring fails. */
 #define PACKAGE_MAX_ENTRIES 100000                    /* entries of any type */
 #define PACKAGE_MAX_UNPACKED_BYTES (INT64_C(1) << 32) /* 4 GiB of files */
 #define PACKAGE_MAX_PATH 4096                         /* bytes of one path */
 #define PACKAGE_MAX_PATH_BYTES (64 << 20) /* bytes of all kept paths */
-
-struct package_entry {
-  char *path; /* owned; as the archive names it ("package/lib/x.js") */
-  int64_t size_bytes;
-};
-
-struct package_info {
-  char file_name[256]; /* base name of the artifact */
-  /* libarchive's format name, then its filters' names, outermost last:
-   * "POSIX pax interchange format, gzip", "ZIP 2.0 (deflation)". For a zip
-   * the format is the first entry's (it may differ from entry to entry). */
-  char format[64];
-  int64_t packed_bytes;          /* the artifact file's size */
-  int64_t unpacked_bytes;        /* sum of the regular files' sizes */
-  int file_count;                /* regular files */
-  char sha256[65];               /* lowercase hex of the artifact file */
-  struct package_entry *entries; /* owned; regular files, archive order */
-  int nentries;                  /* == file_count */
-};
-
-#define PACKAGE_INFO_INIT                                                      \
-  {                                                                            \
-    "", "", 0, 0, 0, "", NULL, 0                                               \
-  }
 
 /* Measures the artifact at artifact_path (UTF-8). Only regular files are
  * counted and listed (a hard link counts as one, with the size its header
@@ -48,7 +26,7 @@ struct package_info {
  * must end with its central directory, as zip and jar tools require.
  *
  * On success fills *out, which the caller releases with
- * package_info_release(), and returns 0. On failure returns a negative
+ * model_package_info_release(), and returns 0. On failure returns a negative
  * libuv error code, leaves *out empty (nothing to release) and writes one
  * line "<artifact_path>: <problem>" into err:
  *   - the error opening, reading or hashing the file; UV_EINVAL when it is
@@ -60,11 +38,8 @@ struct package_info {
  *     its files more than PACKAGE_MAX_UNPACKED_BYTES, or their paths more
  *     than PACKAGE_MAX_PATH_BYTES together (what the entries would hold);
  *   - UV_ENOMEM. */
-int package_measure(const char *artifact_path, struct package_info *out,
+int package_measure(const char *artifact_path, struct model_package_info *out,
                     char *err, size_t errlen);
-
-/* Frees the entries and empties *p. Safe on an empty or released info. */
-void package_info_release(struct package_info *p);
 
 /* Finds the one regular file (or link to one) in dir whose name matches
  * pattern, a glob where '*' matches any run of characters and '?' any one

@@ -236,15 +236,15 @@ out:
   return rc;
 }
 
-static void pack_runtime(struct runtime *r, struct prepare_package *out)
+static void pack_runtime(struct runtime *r, struct model_package *out)
 {
   struct tempdir first = {{0}}, second = {{0}};
-  struct package_info again = PACKAGE_INFO_INIT;
+  struct model_package_info again = MODEL_PACKAGE_INFO_INIT;
   char artifact[LANES_PATH_MAX + 256], err[512], rm[256];
   uint64_t start = uv_hrtime();
 
   memset(out, 0, sizeof(*out));
-  out->runtime = r;
+  out->runtime = r->name;
   out->reproducible = -1;
   if (pack_once(r, &first, artifact, sizeof(artifact), out->error,
                 sizeof(out->error)) != 0 ||
@@ -259,7 +259,7 @@ static void pack_runtime(struct runtime *r, struct prepare_package *out)
     snprintf(out->repack_sha256, sizeof(out->repack_sha256), "%s",
              again.sha256);
     out->reproducible = strcmp(again.sha256, out->package.sha256) == 0;
-    package_info_release(&again);
+    model_package_info_release(&again);
   }
 done:
   tempdir_remove(&first, rm, sizeof(rm));
@@ -267,7 +267,7 @@ done:
   out->wall_ns = uv_hrtime() - start;
 }
 
-int prepare_packages(const struct lane *sel, int n, struct prepare_package *out,
+int prepare_packages(const struct lane *sel, int n, struct model_package *out,
                      FILE *log)
 {
   struct runtime *used[LANES_MAX_RUNTIMES];
@@ -286,7 +286,34 @@ int prepare_packages(const struct lane *sel, int n, struct prepare_package *out,
   return filled;
 }
 
-void prepare_package_release(struct prepare_package *p)
+/* NULL for an absent list, as the evidence writes it. */
+static const char *const *argv_or_null(const struct lanes_argv *a)
 {
-  package_info_release(&p->package);
+  return a->argv[0] != NULL ? (const char *const *)a->argv : NULL;
+}
+
+int prepare_describe_runtimes(const struct lane *sel, int n, const char *root,
+                              struct model_runtime *out)
+{
+  struct runtime *used[LANES_MAX_RUNTIMES];
+  int count = prepare_used_runtimes(sel, n, used);
+
+  for (int i = 0; i < count; i++) {
+    const struct runtime *r = used[i];
+    struct model_runtime *m = &out[i];
+    m->name = r->name;
+    m->declared_at = lanes_relative(root, r->source);
+    m->client = argv_or_null(&r->client);
+    m->server = argv_or_null(&r->server);
+    m->build = argv_or_null(&r->build);
+    m->version = argv_or_null(&r->version);
+    m->toolchain_version = r->toolchain_version;
+    m->pinned = r->pinned;
+    m->hidden = r->hidden;
+    m->available = r->available;
+    m->broken = r->broken;
+    m->why_unavailable = r->why_unavailable;
+    m->declares_package = r->package.present;
+  }
+  return count;
 }

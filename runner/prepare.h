@@ -7,23 +7,20 @@
 
 #include <stdio.h>
 
+#include "evidence/model.h"
 #include "runner/lanes.h"
 #include "runner/package.h"
-
-/* What packing one runtime gave. */
-struct prepare_package {
-  struct runtime *runtime;
-  int measured;             /* package holds a measurement */
-  struct package_info package;
-  char repack_sha256[65];   /* the second pack's SHA-256, "" if none */
-  int reproducible;         /* 1, 0, or -1 when not known */
-  char error[512];          /* non-empty: packing or measuring failed */
-  uint64_t wall_ns;
-};
 
 /* The distinct runtimes of the selected lanes, in lane order, into out
  * (room for LANES_MAX_RUNTIMES). Returns how many. */
 int prepare_used_runtimes(const struct lane *sel, int n, struct runtime **out);
+
+/* The distinct runtimes of the selected lanes as the evidence describes
+ * them, in lane order, into out (room for LANES_MAX_RUNTIMES), after
+ * prepare_runtimes. root is the repository's: declared_at is relative to
+ * it. Returns how many. */
+int prepare_describe_runtimes(const struct lane *sel, int n, const char *root,
+                              struct model_runtime *out);
 
 /* Prepares every runtime that a selected lane uses, once each. A runtime
  * whose toolchain is missing (a program not found, its version command
@@ -35,10 +32,8 @@ void prepare_runtimes(const struct lane *sel, int n, FILE *log);
 
 /* Packs and measures every available runtime of the selected lanes that
  * declares a package. out has room for LANES_MAX_RUNTIMES entries; returns
- * how many were filled. Release each with prepare_package_release. */
-int prepare_packages(const struct lane *sel, int n, struct prepare_package *out,
+ * how many were filled. Release each with model_package_release(). */
+int prepare_packages(const struct lane *sel, int n, struct model_package *out,
                      FILE *log);
-
-void prepare_package_release(struct prepare_package *p);
 
 #endif

@@ -127,7 +127,7 @@ int record_refusal(const struct evidence_provenance *p, char *err,
 }
 
 void record_path(char *out, size_t outlen, const char *dir, const char *kind,
-                 const struct platform_machine *m, int shard_index,
+                 const struct model_machine *m, int shard_index,
                  int shard_count)
 {
   if (shard_count > 0)
@@ -202,7 +202,7 @@ static int lane_failed(const struct evidence_lane *lane)
   if (lane->error_reason != NULL || lane->unavailable_reason != NULL)
     return 1;
   for (int i = 0; i < lane->nsamples; i++)
-    if (lane->samples[i].result.status != SAMPLE_PASSED)
+    if (lane->samples[i].result.status != MODEL_PASSED)
       return 1;
   return 0;
 }

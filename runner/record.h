@@ -29,7 +29,7 @@ int record_refusal(const struct evidence_provenance *p, char *err,
 
 /* "<dir>/<kind>-<os>-<arch>[-shard-K-of-N].json" into out. */
 void record_path(char *out, size_t outlen, const char *dir, const char *kind,
-                 const struct platform_machine *m, int shard_index,
+                 const struct model_machine *m, int shard_index,
                  int shard_count);
 
 /* Before a record: reads the provenance, refuses an official record that

@@ -12,7 +12,7 @@ struct field {
   size_t offset;
 };
 
-#define FIELD(name) {#name, offsetof(struct client_result, name)}
+#define FIELD(name) {#name, offsetof(struct model_client_result, name)}
 static const struct field fields[] = {
     FIELD(round_trips),     FIELD(warmup_round_trips), FIELD(payload_bytes),
     FIELD(max_in_flight),   FIELD(frames_sent),        FIELD(frames_received),
@@ -20,12 +20,12 @@ static const struct field fields[] = {
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
-static int64_t *field_ptr(struct client_result *r, const struct field *f)
+static int64_t *field_ptr(struct model_client_result *r, const struct field *f)
 {
   return (int64_t *)((char *)r + f->offset);
 }
 
-int result_parse(const char *line, size_t len, struct client_result *r,
+int result_parse(const char *line, size_t len, struct model_client_result *r,
                  char *err, size_t errlen)
 {
   struct json_tokener *tok;
@@ -90,7 +90,7 @@ out:
   return rc;
 }
 
-int result_check(const struct client_result *r,
+int result_check(const struct model_client_result *r,
                  const struct proto_workload *w, char *err, size_t errlen)
 {
   struct proto_totals t;

@@ -6,33 +6,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "evidence/model.h"
 #include "protocol/codec.h"
 
 #define RESULT_LINE_MAX 65536
 
-struct client_result {
-  int64_t round_trips;
-  int64_t warmup_round_trips;
-  int64_t payload_bytes;
-  int64_t max_in_flight;
-  int64_t frames_sent;
-  int64_t frames_received;
-  int64_t bytes_sent;
-  int64_t bytes_received;
-  int64_t elapsed_ns;
-  char runtime[32]; /* optional; "" when absent */
-};
-
 /* Parses one line of JSON (len bytes, no NUL needed). Every field of
- * struct client_result but runtime is required and must be a non-negative
- * integer. Returns 0, or -1 with the problem in err. */
-int result_parse(const char *line, size_t len, struct client_result *r,
+ * struct model_client_result but runtime is required and must be a
+ * non-negative integer. Returns 0, or -1 with the problem in err. */
+int result_parse(const char *line, size_t len, struct model_client_result *r,
                  char *err, size_t errlen);
 
 /* Compares a parsed result with the workload: counts, wire bytes, and an
  * elapsed time above zero. Returns 0, or -1 naming the first field that
  * differs, with both values, in err. */
-int result_check(const struct client_result *r,
+int result_check(const struct model_client_result *r,
                  const struct proto_workload *w, char *err, size_t errlen);
 
 #endif

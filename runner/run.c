@@ -10,6 +10,7 @@
 
 #include "evidence/evidence.h"
 #include "evidence/stats.h"
+#include "platforms/platform.h"
 #include "runner/command.h"
 #include "runner/expect.h"
 #include "runner/prepare.h"
@@ -68,13 +69,13 @@ static void progress_line(FILE *f, const struct evidence_lane *lane,
                           const struct evidence_sample *es, int done, int total,
                           int samples, uint64_t started_ns)
 {
-  const struct sample_result *r = &es->result;
+  const struct model_sample *r = &es->result;
   double elapsed_s = (double)(uv_hrtime() - started_ns) / 1e9;
   double eta_s = done > 0 ? elapsed_s / done * (total - done) : 0;
 
   fprintf(f, "[%*d/%d] %-14s round %d/%d  %-7s", total >= 100 ? 3 : 2, done,
-          total, lane->name, es->round, samples, sample_status_name(r->status));
-  if (r->status == SAMPLE_PASSED && r->have_result && r->result.round_trips)
+          total, lane->name, es->round, samples, model_status_name(r->status));
+  if (r->status == MODEL_PASSED && r->have_result && r->result.round_trips)
     fprintf(f, "  %8.1f ns/rt",
             (double)r->result.elapsed_ns / (double)r->result.round_trips);
   else if (r->failure_reason != NULL)
@@ -84,7 +85,7 @@ static void progress_line(FILE *f, const struct evidence_lane *lane,
   fflush(f);
 }
 
-static void run_one(const struct sample_spec *spec, struct sample_result *r,
+static void run_one(const struct sample_spec *spec, struct model_sample *r,
                     const char *lane, FILE *errf)
 {
   char err[512];
@@ -170,8 +171,8 @@ struct run_state {
   struct evidence_lane *lanes;
   struct lane *sel;
   int n, lanes_total;
-  struct runtime *used[LANES_MAX_RUNTIMES];
-  struct prepare_package *packages;
+  struct model_runtime runtimes[LANES_MAX_RUNTIMES];
+  struct model_package *packages;
   int npackages;
   int *order, nrunnable;
   struct evidence_provenance *prov;
@@ -239,8 +240,9 @@ static void run_describe(struct run_state *st)
   run->crossrun_path = st->crossrun_path;
   run->lanes = st->lanes;
   run->nlanes = st->n;
-  run->runtimes = (const struct runtime *const *)st->used;
-  run->nruntimes = prepare_used_runtimes(st->sel, st->n, st->used);
+  run->runtimes = st->runtimes;
+  run->nruntimes =
+      prepare_describe_runtimes(st->sel, st->n, st->l->root, st->runtimes);
   run->packages = st->packages;
   run->npackages = st->npackages;
   run->packages_skipped = o->no_packages;
@@ -254,6 +256,8 @@ static void run_describe(struct run_state *st)
   run->shard_count = o->shard_count;
   run->lanes_total = st->lanes_total;
   platform_machine_describe(&run->machine);
+  run->peak_rss_method = platform_peak_rss_method();
+  run->sampled_rss_method = platform_sampled_rss_method();
   if (st->recording)
     record_path(st->out_path, sizeof(st->out_path), o->output_directory,
                 "incomplete", &run->machine, o->shard_index, o->shard_count);
@@ -284,7 +288,7 @@ static struct evidence_sample *run_sample(struct run_state *st, int idx,
   es->round = round;
   es->order = k + 1;
   run_one(&spec, &es->result, el->name, st->errf);
-  if (st->recording && es->result.status != SAMPLE_PASSED && !stop_signal) {
+  if (st->recording && es->result.status != MODEL_PASSED && !stop_signal) {
     es->first_attempt = es->result;
     es->retried = 1;
     if (st->progress)
@@ -364,16 +368,16 @@ static void run_release(struct run_state *st)
   for (int i = 0; st->lanes != NULL && i < st->n; i++) {
     struct evidence_lane *el = &st->lanes[i];
     for (int s = 0; s < el->nsamples; s++) {
-      sample_result_release(&el->samples[s].result);
+      model_sample_release(&el->samples[s].result);
       if (el->samples[s].retried)
-        sample_result_release(&el->samples[s].first_attempt);
+        model_sample_release(&el->samples[s].first_attempt);
     }
     free(el->samples);
   }
   free(st->prov);
   free(st->expect);
   for (int i = 0; i < st->npackages; i++)
-    prepare_package_release(&st->packages[i]);
+    model_package_release(&st->packages[i]);
   free(st->packages);
   free(st->lanes);
   free(st->sel);

@@ -10,7 +10,11 @@
 #include <string.h>
 #include <uv.h>
 
+#include "evidence/capture.h"
+#include "platforms/platform.h"
 #include "runner/pipe_watch.h"
+#include "runner/result.h"
+#include "runner/tempdir.h"
 #include "runner/verdict.h"
 
 #define STDOUT_SERVER_LIMIT 4096
@@ -23,7 +27,7 @@ struct sample_exec;
 
 struct peer {
   struct sample_exec *x;
-  struct peer_report *rep;
+  struct model_peer *rep;
   struct capture out; /* stdout */
   struct platform_proc proc;
   int running;
@@ -40,7 +44,7 @@ struct sample_exec {
   uv_loop_t loop;
   uv_timer_t tick;
   const struct sample_spec *spec;
-  struct sample_result *res;
+  struct model_sample *res;
   struct peer server, client;
   struct tempdir tmp;
   const char *env[4];
@@ -148,10 +152,10 @@ static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
     close_pipe((uv_pipe_t *)stream, is_out ? &p->out_open : &p->err_open);
 }
 
-static void record_argv(struct peer_report *rep, const char *const *argv)
+static void record_argv(struct model_peer *rep, const char *const *argv)
 {
   rep->argc = 0;
-  for (int i = 0; argv[i] != NULL && i < SAMPLE_ARGV_MAX; i++) {
+  for (int i = 0; argv[i] != NULL && i < MODEL_ARGV_MAX; i++) {
     snprintf(rep->argv[i], sizeof(rep->argv[i]), "%s", argv[i]);
     rep->argc++;
   }
@@ -216,7 +220,7 @@ static int build_argv(const char *const *base, const char **out, int cap,
 static void start_client(struct sample_exec *x)
 {
   const struct proto_workload *w = &x->spec->workload;
-  const char *argv[SAMPLE_ARGV_MAX];
+  const char *argv[MODEL_ARGV_MAX];
 
   snprintf(x->endpoint, sizeof(x->endpoint), "%s:%d", x->spec->host,
            x->res->port);
@@ -228,7 +232,7 @@ static void start_client(struct sample_exec *x)
                          x->num[0],         "--round-trips", x->num[1],
                          "--payload-bytes", x->num[2], "--max-in-flight",
                          x->num[3],         NULL};
-  if (build_argv(x->spec->client_argv, argv, SAMPLE_ARGV_MAX, extra) != 0) {
+  if (build_argv(x->spec->client_argv, argv, MODEL_ARGV_MAX, extra) != 0) {
     x->spawn_failed = 1;
     snprintf(x->spawn_msg, sizeof(x->spawn_msg), "client argv too long");
     return;
@@ -259,7 +263,7 @@ static void escalate(struct peer *p, uint64_t now)
 static void sample_memory(struct peer *p)
 {
   struct platform_memory mem;
-  struct peer_report *r = p->rep;
+  struct model_peer *r = p->rep;
 
   if (!p->running || platform_sample_memory(&p->proc, &mem) != 0)
     return;
@@ -273,7 +277,7 @@ static void sample_memory(struct peer *p)
 static void watch_peer(struct peer *p, uint64_t now)
 {
   struct platform_exit ex;
-  struct peer_report *r = p->rep;
+  struct model_peer *r = p->rep;
   char err[128];
 
   if (!p->running)
@@ -287,6 +291,8 @@ static void watch_peer(struct peer *p, uint64_t now)
   r->exited = ex.exited;
   r->exit_code = ex.exit_code;
   r->signal = ex.signal;
+  snprintf(r->signal_name, sizeof(r->signal_name), "%s",
+           ex.signal ? platform_signal_name(ex.signal) : "");
   r->user_cpu_ns = ex.user_cpu_ns;
   r->system_cpu_ns = ex.system_cpu_ns;
   r->os_peak_rss_bytes = ex.os_peak_rss_bytes;
@@ -307,7 +313,7 @@ static void watch_peer(struct peer *p, uint64_t now)
 
 static void server_ended_before_ready(struct sample_exec *x)
 {
-  const struct peer_report *r = x->server.rep;
+  const struct model_peer *r = x->server.rep;
   char line[160];
 
   capture_first_line(&r->err, line, sizeof(line));
@@ -393,7 +399,7 @@ static void on_tick(uv_timer_t *t)
   finish_if_done(x, now);
 }
 
-static void init_report(struct peer_report *r)
+static void init_report(struct model_peer *r)
 {
   memset(r, 0, sizeof(*r));
   r->user_cpu_ns = r->system_cpu_ns = -1;
@@ -404,7 +410,7 @@ static void init_report(struct peer_report *r)
 
 static int check_port(struct sample_exec *x)
 {
-  struct check_outcome *c = &x->res->checks[CHECK_PORT_FREE];
+  struct model_check_outcome *c = &x->res->checks[MODEL_CHECK_PORT_FREE];
   char err[200] = "";
   int rc = 0;
 
@@ -432,10 +438,10 @@ static int check_port(struct sample_exec *x)
 
 static void check_cleanup(struct sample_exec *x)
 {
-  struct sample_result *res = x->res;
+  struct model_sample *res = x->res;
   long groups[2] = {x->server.proc.group, x->client.proc.group};
-  struct check_outcome *o = &res->checks[CHECK_NO_ORPHANS];
-  struct check_outcome *t = &res->checks[CHECK_TEMP_CLEAN];
+  struct model_check_outcome *o = &res->checks[MODEL_CHECK_NO_ORPHANS];
+  struct model_check_outcome *t = &res->checks[MODEL_CHECK_TEMP_CLEAN];
   char err[256];
 
   o->ran = 1;
@@ -472,35 +478,35 @@ static void check_cleanup(struct sample_exec *x)
 
 static void parse_client_result(struct sample_exec *x)
 {
-  struct sample_result *res = x->res;
+  struct model_sample *res = x->res;
   struct capture *out = &x->client.out;
   size_t len = out->head_len;
 
   if (!x->client.rep->reaped || capture_truncated(out)) {
     res->have_result = 0;
     if (capture_truncated(out))
-      snprintf(res->checks[CHECK_CLIENT_RESULT].reason,
+      snprintf(res->checks[MODEL_CHECK_CLIENT_RESULT].reason,
                sizeof(res->checks[0].reason),
                "the client printed over %d bytes", RESULT_LINE_MAX);
     return;
   }
   res->have_result = result_parse(out->buf, len, &res->result,
-                                  res->checks[CHECK_CLIENT_RESULT].reason,
+                                  res->checks[MODEL_CHECK_CLIENT_RESULT].reason,
                                   sizeof(res->checks[0].reason)) == 0;
 }
 
-int sample_run(const struct sample_spec *spec, struct sample_result *res,
+int sample_run(const struct sample_spec *spec, struct model_sample *res,
                char *err, size_t errlen)
 {
   struct sample_exec *x;
-  const char *argv[SAMPLE_ARGV_MAX];
+  const char *argv[MODEL_ARGV_MAX];
   char listen[96];
   int rc;
 
   memset(res, 0, sizeof(*res));
   init_report(&res->server);
   init_report(&res->client);
-  res->status = SAMPLE_ERROR;
+  res->status = MODEL_ERROR;
   x = calloc(1, sizeof(*x));
   if (x == NULL || capture_alloc(&res->server.err, spec->limits.stderr_limit) ||
       capture_alloc(&res->client.err, spec->limits.stderr_limit)) {
@@ -542,7 +548,7 @@ int sample_run(const struct sample_spec *spec, struct sample_result *res,
 
   snprintf(listen, sizeof(listen), "%s:0", spec->host);
   const char *extra[] = {"--listen", listen, NULL};
-  if (build_argv(spec->server_argv, argv, SAMPLE_ARGV_MAX, extra) != 0) {
+  if (build_argv(spec->server_argv, argv, MODEL_ARGV_MAX, extra) != 0) {
     snprintf(x->spawn_msg, sizeof(x->spawn_msg), "server argv too long");
     x->spawn_failed = 1;
   } else if (start_peer(x, &x->server, argv) == 0) {
@@ -568,9 +574,9 @@ out_temp:
   {
     char rm_err[256];
     if (tempdir_remove(&x->tmp, rm_err, sizeof(rm_err)) != 0 && rc == 0 &&
-        res->status == SAMPLE_PASSED) {
+        res->status == MODEL_PASSED) {
       /* Not leaving the directory behind is part of the contract. */
-      res->status = SAMPLE_ERROR;
+      res->status = MODEL_ERROR;
       snprintf(res->message, sizeof(res->message), "%s", rm_err);
     }
   }
@@ -582,35 +588,4 @@ out_free:
   capture_release(&x->client.out);
   free(x);
   return rc;
-}
-
-void sample_result_release(struct sample_result *res)
-{
-  capture_release(&res->server.err);
-  capture_release(&res->client.err);
-}
-
-const char *sample_check_name(enum check_id id)
-{
-  static const char *const names[CHECK_COUNT] = {
-      "server_ready", "client_exit", "server_exit", "client_result",
-      "no_orphans",   "port_free",   "temp_clean",
-  };
-  return (unsigned)id < CHECK_COUNT ? names[id] : "unknown";
-}
-
-const char *sample_status_name(enum sample_status s)
-{
-  switch (s) {
-  case SAMPLE_PASSED:
-    return "passed";
-  case SAMPLE_FAILED:
-    return "failed";
-  case SAMPLE_UNSUPPORTED:
-    return "unsupported";
-  case SAMPLE_UNAVAILABLE:
-    return "unavailable";
-  default:
-    return "error";
-  }
 }

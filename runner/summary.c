@@ -28,7 +28,7 @@ static const char *rss_source(const struct evidence_lane *lane, int server)
 {
   int any = 0;
   for (int i = 0; i < lane->nsamples; i++) {
-    const struct peer_report *p = server ? &lane->samples[i].result.server
+    const struct model_peer *p = server ? &lane->samples[i].result.server
                                          : &lane->samples[i].result.client;
     if (p->peak_rss_source == NULL)
       continue;
@@ -102,23 +102,23 @@ static void print_matrix_table(FILE *f, const struct evidence_run *run)
   fprintf(f, "\nmedian ns per round trip (also ms per million round "
              "trips), [min-max]:\n\n| client \\ server |");
   for (int s = 0; s < run->nruntimes; s++)
-    if (!run->runtimes[s]->hidden)
-      fprintf(f, " %s |", run->runtimes[s]->name);
+    if (!run->runtimes[s].hidden)
+      fprintf(f, " %s |", run->runtimes[s].name);
   fprintf(f, "\n| --- |");
   for (int s = 0; s < run->nruntimes; s++)
-    if (!run->runtimes[s]->hidden)
+    if (!run->runtimes[s].hidden)
       fprintf(f, " --- |");
   fprintf(f, "\n");
   /* Hidden runtimes (the baseline) only meet themselves: not a cell. */
   for (int c = 0; c < run->nruntimes; c++) {
-    if (run->runtimes[c]->hidden)
+    if (run->runtimes[c].hidden)
       continue;
-    fprintf(f, "| %s |", run->runtimes[c]->name);
+    fprintf(f, "| %s |", run->runtimes[c].name);
     for (int s = 0; s < run->nruntimes; s++) {
-      if (run->runtimes[s]->hidden)
+      if (run->runtimes[s].hidden)
         continue;
       const struct evidence_lane *lane =
-          lane_of(run, run->runtimes[c]->name, run->runtimes[s]->name);
+          lane_of(run, run->runtimes[c].name, run->runtimes[s].name);
       struct stats_lane st;
       if (lane == NULL) {
         fprintf(f, " |");
@@ -142,7 +142,7 @@ static void print_memory_table(FILE *f, const struct evidence_run *run)
   int header = 0;
 
   for (int r = 0; r < run->nruntimes; r++) {
-    const char *name = run->runtimes[r]->name;
+    const char *name = run->runtimes[r].name;
     const struct evidence_lane *lane = lane_of(run, name, name);
     struct stats_lane st;
     char c[32], s[32], cc[32], sc[32];
@@ -175,16 +175,16 @@ static void print_packages_table(FILE *f, const struct evidence_run *run)
              "files | sha256 | reproducible |\n| --- | --- | --- | --- | "
              "--- | --- | --- |\n");
   for (int i = 0; i < run->npackages; i++) {
-    const struct prepare_package *p = &run->packages[i];
+    const struct model_package *p = &run->packages[i];
     char packed[32], unpacked[32];
     if (!p->measured) {
-      fprintf(f, "| %s | failed: %s | | | | | |\n", p->runtime->name,
+      fprintf(f, "| %s | failed: %s | | | | | |\n", p->runtime,
               p->error);
       continue;
     }
     size_text(packed, sizeof(packed), p->package.packed_bytes);
     size_text(unpacked, sizeof(unpacked), p->package.unpacked_bytes);
-    fprintf(f, "| %s | %s | %s | %s | %d | %.12s | %s |\n", p->runtime->name,
+    fprintf(f, "| %s | %s | %s | %s | %d | %.12s | %s |\n", p->runtime,
             p->package.file_name, packed, unpacked, p->package.file_count,
             p->package.sha256,
             p->reproducible < 0 ? "unknown"
@@ -255,7 +255,7 @@ int summary_all_passed(const struct evidence_run *run)
     if (lane->error_reason != NULL)
       return 0;
     for (int i = 0; i < lane->nsamples; i++)
-      if (lane->samples[i].result.status != SAMPLE_PASSED)
+      if (lane->samples[i].result.status != MODEL_PASSED)
         return 0;
   }
   evidence_cleanliness(run, &c);
@@ -316,16 +316,16 @@ void summary_print(FILE *f, const struct evidence_run *run)
       fprintf(f, "\n%s: unavailable: %s\n", lane->name,
               lane->unavailable_reason);
     for (int i = 0; i < lane->nsamples; i++) {
-      const struct sample_result *r = &lane->samples[i].result;
+      const struct model_sample *r = &lane->samples[i].result;
       char repro[1024];
-      if (r->status == SAMPLE_PASSED)
+      if (r->status == MODEL_PASSED)
         continue;
       if (failures++ == 0)
         fprintf(f, "\n");
       evidence_reproduce(run, lane, repro, sizeof(repro));
       fprintf(f, "%s round %d: %s at %s: %s: %s\n  reproduce: %s\n",
               lane->name, lane->samples[i].round,
-              sample_status_name(r->status),
+              model_status_name(r->status),
               r->failure_stage ? r->failure_stage : "runner",
               r->failure_reason ? r->failure_reason : "error", r->message,
               repro);

@@ -31,7 +31,7 @@ int tempdir_create(struct tempdir *t, char *err, size_t errlen)
   return rc;
 }
 
-int tempdir_scan(const struct tempdir *t, struct tempdir_leftovers *out,
+int tempdir_scan(const struct tempdir *t, struct model_leftovers *out,
                  char *err, size_t errlen)
 {
   uv_fs_t req;
@@ -47,7 +47,7 @@ int tempdir_scan(const struct tempdir *t, struct tempdir_leftovers *out,
     return rc;
   }
   while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
-    if (out->count < TEMPDIR_MAX_LISTED)
+    if (out->count < MODEL_MAX_LEFTOVERS)
       snprintf(out->names[out->count], sizeof(out->names[0]), "%s",
                ent.name);
     out->count++;

@@ -6,17 +6,12 @@
 
 #include <stddef.h>
 
+#include "evidence/model.h"
+
 #define TEMPDIR_PATH_MAX 4096
-#define TEMPDIR_MAX_LISTED 8
 
 struct tempdir {
   char path[TEMPDIR_PATH_MAX];
-};
-
-/* What was found in a directory that should be empty. */
-struct tempdir_leftovers {
-  int count;                            /* direct entries found */
-  char names[TEMPDIR_MAX_LISTED][128];  /* the first few, by name */
 };
 
 /* Creates "<tmp>/crossrun-XXXXXX" with mode 0700. Returns 0 or a negative
@@ -24,7 +19,7 @@ struct tempdir_leftovers {
 int tempdir_create(struct tempdir *t, char *err, size_t errlen);
 
 /* Lists what the directory holds. Returns 0 or a negative libuv error. */
-int tempdir_scan(const struct tempdir *t, struct tempdir_leftovers *out,
+int tempdir_scan(const struct tempdir *t, struct model_leftovers *out,
                  char *err, size_t errlen);
 
 /* Removes the directory and everything below it. Returns 0 or a negative

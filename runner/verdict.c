@@ -4,12 +4,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "platforms/platform.h"
+#include "runner/result.h"
+
 /* Exit status that the peer contract reserves for "not supported". */
 #define EXIT_UNSUPPORTED 127
 
 /* 1 when a peer's stderr names a rejection of SPEC.md section 6, with its
  * first line copied into line; else 0. */
-static int names_rejection(const struct peer_report *p, char *line,
+static int names_rejection(const struct model_peer *p, char *line,
                            size_t len)
 {
   char text[2048];
@@ -23,7 +26,7 @@ static int names_rejection(const struct peer_report *p, char *line,
   return 0;
 }
 
-static void describe_exit(const struct peer_report *p, char *out, size_t len)
+static void describe_exit(const struct model_peer *p, char *out, size_t len)
 {
   char first[160];
 
@@ -48,83 +51,83 @@ static void describe_exit(const struct peer_report *p, char *out, size_t len)
     snprintf(out, len, "exited by itself with 0");
 }
 
-static int clean_exit(const struct peer_report *p)
+static int clean_exit(const struct model_peer *p)
 {
   return p->reaped && p->exited && p->exit_code == 0 && !p->timed_out &&
          !p->forced;
 }
 
-static void fill_exit_check(struct check_outcome *c,
-                            const struct peer_report *p)
+static void fill_exit_check(struct model_check_outcome *c,
+                            const struct model_peer *p)
 {
   c->ran = p->started;
   c->passed = clean_exit(p);
   describe_exit(p, c->reason, sizeof(c->reason));
 }
 
-static void fail(struct sample_result *res, const char *stage,
+static void fail(struct model_sample *res, const char *stage,
                  const char *reason, const char *fmt, const char *a,
                  const char *b)
 {
-  res->status = SAMPLE_FAILED;
+  res->status = MODEL_FAILED;
   res->failure_stage = stage;
   res->failure_reason = reason;
   snprintf(res->message, sizeof(res->message), fmt, a, b);
 }
 
-static int exited_with(const struct peer_report *p, int code)
+static int exited_with(const struct model_peer *p, int code)
 {
   return p->reaped && p->exited && p->exit_code == code && !p->forced;
 }
 
-static int died_alone(const struct peer_report *p)
+static int died_alone(const struct model_peer *p)
 {
   return p->reaped && p->signal != 0 && !p->forced;
 }
 
-void verdict_decide(const struct verdict_input *in, struct sample_result *res)
+void verdict_decide(const struct verdict_input *in, struct model_sample *res)
 {
-  struct peer_report *s = &res->server, *c = &res->client;
-  struct check_outcome *ck = res->checks;
+  struct model_peer *s = &res->server, *c = &res->client;
+  struct model_check_outcome *ck = res->checks;
   char line[256];
 
-  ck[CHECK_SERVER_READY].ran = s->started;
-  ck[CHECK_SERVER_READY].passed = in->ready;
+  ck[MODEL_CHECK_SERVER_READY].ran = s->started;
+  ck[MODEL_CHECK_SERVER_READY].passed = in->ready;
   if (in->ready)
-    snprintf(ck[CHECK_SERVER_READY].reason, sizeof(ck[0].reason),
+    snprintf(ck[MODEL_CHECK_SERVER_READY].reason, sizeof(ck[0].reason),
              "READY %d after %" PRIu64 " ms", res->port,
              res->ready_ns / 1000000);
   else
-    snprintf(ck[CHECK_SERVER_READY].reason, sizeof(ck[0].reason), "%s",
+    snprintf(ck[MODEL_CHECK_SERVER_READY].reason, sizeof(ck[0].reason), "%s",
              in->ready_failed ? in->ready_msg : "server not started");
-  fill_exit_check(&ck[CHECK_CLIENT_EXIT], c);
-  fill_exit_check(&ck[CHECK_SERVER_EXIT], s);
+  fill_exit_check(&ck[MODEL_CHECK_CLIENT_EXIT], c);
+  fill_exit_check(&ck[MODEL_CHECK_SERVER_EXIT], s);
 
-  ck[CHECK_CLIENT_RESULT].ran = exited_with(c, 0);
-  if (ck[CHECK_CLIENT_RESULT].ran && res->have_result)
-    ck[CHECK_CLIENT_RESULT].passed =
-        result_check(&res->result, in->workload, ck[CHECK_CLIENT_RESULT].reason,
+  ck[MODEL_CHECK_CLIENT_RESULT].ran = exited_with(c, 0);
+  if (ck[MODEL_CHECK_CLIENT_RESULT].ran && res->have_result)
+    ck[MODEL_CHECK_CLIENT_RESULT].passed =
+        result_check(&res->result, in->workload, ck[MODEL_CHECK_CLIENT_RESULT].reason,
                      sizeof(ck[0].reason)) == 0;
-  if (ck[CHECK_CLIENT_RESULT].passed)
-    snprintf(ck[CHECK_CLIENT_RESULT].reason, sizeof(ck[0].reason),
+  if (ck[MODEL_CHECK_CLIENT_RESULT].passed)
+    snprintf(ck[MODEL_CHECK_CLIENT_RESULT].reason, sizeof(ck[0].reason),
              "counts and wire bytes match the workload");
-  else if (!ck[CHECK_CLIENT_RESULT].ran)
-    snprintf(ck[CHECK_CLIENT_RESULT].reason, sizeof(ck[0].reason),
+  else if (!ck[MODEL_CHECK_CLIENT_RESULT].ran)
+    snprintf(ck[MODEL_CHECK_CLIENT_RESULT].reason, sizeof(ck[0].reason),
              "no result: the client did not exit with 0");
 
-  res->status = SAMPLE_PASSED;
+  res->status = MODEL_PASSED;
   res->failure_stage = res->failure_reason = NULL;
   res->message[0] = '\0';
 
   if (in->interrupted) {
-    res->status = SAMPLE_ERROR;
+    res->status = MODEL_ERROR;
     res->failure_stage = "runner";
     res->failure_reason = "interrupted";
     snprintf(res->message, sizeof(res->message), "interrupted by a signal");
     return;
   }
   if (!s->started || (in->spawn_failed && !c->started && in->ready)) {
-    res->status = SAMPLE_ERROR;
+    res->status = MODEL_ERROR;
     res->failure_stage = s->started ? "client_start" : "server_start";
     res->failure_reason = "spawn_failed";
     snprintf(res->message, sizeof(res->message), "%s", in->spawn_msg);
@@ -132,7 +135,7 @@ void verdict_decide(const struct verdict_input *in, struct sample_result *res)
   }
   if ((!in->ready && exited_with(s, EXIT_UNSUPPORTED)) ||
       exited_with(c, EXIT_UNSUPPORTED)) {
-    res->status = SAMPLE_UNSUPPORTED;
+    res->status = MODEL_UNSUPPORTED;
     res->failure_stage = exited_with(c, EXIT_UNSUPPORTED) ? "client"
                                                           : "server_ready";
     res->failure_reason = "unsupported";
@@ -143,7 +146,7 @@ void verdict_decide(const struct verdict_input *in, struct sample_result *res)
   }
   if (!in->ready)
     return fail(res, "server_ready", "server_not_ready", "%s%s",
-                ck[CHECK_SERVER_READY].reason, "");
+                ck[MODEL_CHECK_SERVER_READY].reason, "");
   if (c->reaped && !c->forced && !clean_exit(c) && names_rejection(c, line,
                                                                    sizeof(line)))
     return fail(res, "client", "protocol_violation", "client: %s%s", line,
@@ -154,33 +157,33 @@ void verdict_decide(const struct verdict_input *in, struct sample_result *res)
                 "");
   if (died_alone(c))
     return fail(res, "client", "signal", "client %s%s",
-                ck[CHECK_CLIENT_EXIT].reason, "");
+                ck[MODEL_CHECK_CLIENT_EXIT].reason, "");
   if (died_alone(s))
     return fail(res, "server", "signal", "server %s%s",
-                ck[CHECK_SERVER_EXIT].reason, "");
+                ck[MODEL_CHECK_SERVER_EXIT].reason, "");
   if (c->timed_out)
     return fail(res, "client", "timeout_client", "client %s%s",
-                ck[CHECK_CLIENT_EXIT].reason, "");
+                ck[MODEL_CHECK_CLIENT_EXIT].reason, "");
   if (s->timed_out)
     return fail(res, "server", "timeout_server",
                 "server %s (no exit after the client ended)%s",
-                ck[CHECK_SERVER_EXIT].reason, "");
-  if (!ck[CHECK_CLIENT_EXIT].passed)
+                ck[MODEL_CHECK_SERVER_EXIT].reason, "");
+  if (!ck[MODEL_CHECK_CLIENT_EXIT].passed)
     return fail(res, "client", "client_exit", "client %s%s",
-                ck[CHECK_CLIENT_EXIT].reason, "");
-  if (!ck[CHECK_SERVER_EXIT].passed)
+                ck[MODEL_CHECK_CLIENT_EXIT].reason, "");
+  if (!ck[MODEL_CHECK_SERVER_EXIT].passed)
     return fail(res, "server", "server_exit", "server %s%s",
-                ck[CHECK_SERVER_EXIT].reason, "");
-  if (!ck[CHECK_CLIENT_RESULT].passed)
+                ck[MODEL_CHECK_SERVER_EXIT].reason, "");
+  if (!ck[MODEL_CHECK_CLIENT_RESULT].passed)
     return fail(res, "result", "result_mismatch", "%s%s",
-                ck[CHECK_CLIENT_RESULT].reason, "");
-  if (!ck[CHECK_NO_ORPHANS].passed)
+                ck[MODEL_CHECK_CLIENT_RESULT].reason, "");
+  if (!ck[MODEL_CHECK_NO_ORPHANS].passed)
     return fail(res, "cleanup", "orphan_process", "%s%s",
-                ck[CHECK_NO_ORPHANS].reason, "");
-  if (!ck[CHECK_PORT_FREE].passed)
+                ck[MODEL_CHECK_NO_ORPHANS].reason, "");
+  if (!ck[MODEL_CHECK_PORT_FREE].passed)
     return fail(res, "cleanup", "port_not_free", "%s%s",
-                ck[CHECK_PORT_FREE].reason, "");
-  if (!ck[CHECK_TEMP_CLEAN].passed)
+                ck[MODEL_CHECK_PORT_FREE].reason, "");
+  if (!ck[MODEL_CHECK_TEMP_CLEAN].passed)
     return fail(res, "cleanup", "temp_not_clean", "%s%s",
-                ck[CHECK_TEMP_CLEAN].reason, "");
+                ck[MODEL_CHECK_TEMP_CLEAN].reason, "");
 }

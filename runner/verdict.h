@@ -5,7 +5,7 @@
 #define CROSSRUN_RUNNER_VERDICT_H
 
 #include "protocol/codec.h"
-#include "runner/sample.h"
+#include "evidence/model.h"
 
 struct verdict_input {
   int ready;
@@ -20,6 +20,6 @@ struct verdict_input {
 /* Fills the server_ready, client_exit, server_exit and client_result
  * checks of res (the cleanup checks must already be filled), then sets
  * res->status, failure_stage, failure_reason and message. */
-void verdict_decide(const struct verdict_input *in, struct sample_result *res);
+void verdict_decide(const struct verdict_input *in, struct model_sample *res);
 
 #endif

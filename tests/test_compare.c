@@ -25,9 +25,9 @@ static void lane_of(struct lane_fixture *f, const double *ns, int n)
   f->lane.samples = f->samples;
   f->lane.nsamples = n;
   for (int i = 0; i < n; i++) {
-    struct sample_result *r = &f->samples[i].result;
+    struct model_sample *r = &f->samples[i].result;
     f->samples[i].round = i + 1;
-    r->status = ns[i] < 0 ? SAMPLE_FAILED : SAMPLE_PASSED;
+    r->status = ns[i] < 0 ? MODEL_FAILED : MODEL_PASSED;
     r->have_result = ns[i] >= 0;
     r->result.round_trips = 1000;
     r->result.elapsed_ns = ns[i] < 0 ? 0 : (int64_t)(ns[i] * 1000);
@@ -141,7 +141,7 @@ static void test_lanes(void)
   TAP_EQ_DBL(r.ratio, 0.5, 1e-12, "a failed sample gives no time");
   TAP_EQ_STR(r.verdict, "faster", "lanes: faster");
 
-  a.samples[0].result.status = SAMPLE_UNSUPPORTED;
+  a.samples[0].result.status = MODEL_UNSUPPORTED;
   a.samples[1].result.have_result = 0;
   a.samples[3].result.result.round_trips = 0;
   compare_lanes(&a.lane, &b.lane, &r);

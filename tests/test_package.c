@@ -193,7 +193,7 @@ static void check_measure(const char *label, const char *path,
                           const struct item *items, size_t n,
                           const char *format_part)
 {
-  struct package_info p = PACKAGE_INFO_INIT;
+  struct model_package_info p = MODEL_PACKAGE_INFO_INIT;
   char err[512] = "", hex[65];
   int64_t unpacked = 0;
   int files = 0, in_order = 1, rc;
@@ -229,10 +229,10 @@ static void check_measure(const char *label, const char *path,
   else
     TAP_OK(rc == 1 && strcmp(hex, p.sha256) == 0,
            "%s: sha256 %s agrees with sha256sum", label, p.sha256);
-  package_info_release(&p);
+  model_package_info_release(&p);
   TAP_OK(p.entries == NULL && p.nentries == 0, "%s: release empties the info",
          label);
-  package_info_release(&p);
+  model_package_info_release(&p);
 }
 
 static void test_archives(void)
@@ -278,7 +278,7 @@ static void test_archives(void)
 static void expect_failure(const char *label, const char *path, int want_rc,
                            const char *want_text)
 {
-  struct package_info p = PACKAGE_INFO_INIT;
+  struct model_package_info p = MODEL_PACKAGE_INFO_INIT;
   char err[512] = "";
   size_t plen = strlen(path);
   int rc = package_measure(path, &p, err, sizeof(err));
@@ -289,7 +289,7 @@ static void expect_failure(const char *label, const char *path, int want_rc,
              (want_text == NULL || strstr(err, want_text) != NULL) &&
              p.entries == NULL && p.nentries == 0,
          "%s fails (%d): %s", label, rc, err);
-  package_info_release(&p);
+  model_package_info_release(&p);
 }
 
 static void test_errors(void)
@@ -361,7 +361,7 @@ static void test_errors(void)
 
 static void test_bounds(void)
 {
-  struct package_info p = PACKAGE_INFO_INIT;
+  struct model_package_info p = MODEL_PACKAGE_INFO_INIT;
   char path[SCRATCH_PATH_CAP], err[512] = "";
   int rc;
 
@@ -373,7 +373,7 @@ static void test_bounds(void)
                p.unpacked_bytes == 0 &&
                strcmp(p.entries[PACKAGE_MAX_ENTRIES - 1].path, "f099999") == 0,
            "%d entries are allowed %s", PACKAGE_MAX_ENTRIES, rc ? err : "");
-    package_info_release(&p);
+    model_package_info_release(&p);
   }
   scratch_path(path, "too-many-entries.tgz");
   if (TAP_OK(write_many(path, PACKAGE_MAX_ENTRIES + 1, 0) == 0,
@@ -388,7 +388,7 @@ static void test_bounds(void)
     TAP_OK(rc == 0 && p.file_count == 1 &&
                strlen(p.entries[0].path) == PACKAGE_MAX_PATH,
            "a path of %d bytes is allowed %s", PACKAGE_MAX_PATH, rc ? err : "");
-    package_info_release(&p);
+    model_package_info_release(&p);
   }
   scratch_path(path, "path-4097.tgz");
   if (TAP_OK(write_many(path, 1, PACKAGE_MAX_PATH + 1) == 0,
@@ -405,7 +405,7 @@ static void test_bounds(void)
     TAP_OK(rc == 0 && p.file_count == PACKAGE_MAX_PATH_BYTES / PACKAGE_MAX_PATH,
            "%d bytes of paths are allowed %s", PACKAGE_MAX_PATH_BYTES,
            rc ? err : "");
-    package_info_release(&p);
+    model_package_info_release(&p);
   }
   scratch_path(path, "too-long-paths.tgz");
   if (TAP_OK(write_many(path, PACKAGE_MAX_PATH_BYTES / PACKAGE_MAX_PATH + 1,

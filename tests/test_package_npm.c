@@ -40,7 +40,7 @@ static int sri_sha512(const char *path, char *out, size_t outlen)
 
 /* ---- npm ----------------------------------------------------------------- */
 
-static const struct package_entry *find_entry(const struct package_info *p,
+static const struct model_package_entry *find_entry(const struct model_package_info *p,
                                               const char *path)
 {
   for (int i = 0; i < p->nentries; i++)
@@ -141,7 +141,7 @@ static int64_t json_int(json_object *obj, const char *key)
 }
 
 /* Compares a measured .tgz with one package of npm's pack report. */
-static void compare_with_npm(const char *label, const struct package_info *p,
+static void compare_with_npm(const char *label, const struct model_package_info *p,
                              json_object *pack)
 {
   json_object *files = NULL;
@@ -167,7 +167,7 @@ static void compare_with_npm(const char *label, const struct package_info *p,
   nfiles = json_object_array_length(files);
   for (size_t i = 0; i < nfiles; i++) {
     json_object *f = json_object_array_get_idx(files, i), *v;
-    const struct package_entry *e = NULL;
+    const struct model_package_entry *e = NULL;
     char path[SCRATCH_PATH_CAP];
     if (json_object_object_get_ex(f, "path", &v)) {
       snprintf(path, sizeof(path), "package/%s", json_object_get_string(v));
@@ -187,7 +187,7 @@ static void compare_with_npm(const char *label, const struct package_info *p,
 
 /* Packs into a new folder; measures the tarball. Returns 0 or -1. */
 static int pack_once(const char *lane_dir, char **env, const char *dest_name,
-                     struct package_info *p, json_object **report, int *missing)
+                     struct model_package_info *p, json_object **report, int *missing)
 {
   char dest[SCRATCH_PATH_CAP], found[SCRATCH_PATH_CAP], err[512];
   const char *argv[] = {"npm", "pack", "--json", "--pack-destination",
@@ -224,7 +224,7 @@ static void test_npm(void)
 {
   const char *root = getenv("CROSSRUN_ROOT");
   const char *dry_argv[] = {"npm", "pack", "--dry-run", "--json", NULL};
-  struct package_info first = PACKAGE_INFO_INIT, second = PACKAGE_INFO_INIT;
+  struct model_package_info first = MODEL_PACKAGE_INFO_INIT, second = MODEL_PACKAGE_INFO_INIT;
   json_object *report1 = NULL, *report2 = NULL, *dry = NULL;
   char lane_dir[SCRATCH_PATH_CAP], manifest[SCRATCH_PATH_CAP],
       cache[SCRATCH_PATH_CAP];
@@ -274,8 +274,8 @@ static void test_npm(void)
   } else if (missing) {
     TAP_OK(1, "# SKIP npm not installed");
   }
-  package_info_release(&first);
-  package_info_release(&second);
+  model_package_info_release(&first);
+  model_package_info_release(&second);
   json_object_put(report1);
   json_object_put(report2);
   json_object_put(dry);

@@ -37,9 +37,9 @@ static struct peer_cmd c_peer(int server)
   return p;
 }
 
-static struct sample_limits test_limits(void)
+static struct model_limits test_limits(void)
 {
-  struct sample_limits l = SAMPLE_LIMITS_DEFAULT;
+  struct model_limits l = MODEL_LIMITS_DEFAULT;
   l.ready_timeout_ms = (uint64_t)(tap_timeout_s(3) * 1000);
   l.client_timeout_ms = (uint64_t)(tap_timeout_s(6) * 1000);
   l.exit_timeout_ms = (uint64_t)(tap_timeout_s(2) * 1000);
@@ -49,7 +49,7 @@ static struct sample_limits test_limits(void)
 
 /* Nothing of the sample may remain: its temporary directory, and any
  * process of the peers' groups. */
-static void assert_nothing_left(const char *name, struct sample_result *r)
+static void assert_nothing_left(const char *name, struct model_sample *r)
 {
   struct stat st;
   int alive = 0;
@@ -64,9 +64,9 @@ static void assert_nothing_left(const char *name, struct sample_result *r)
          "%s: the temporary directory is removed", name);
 }
 
-static int run_sample(struct sample_result *r, struct peer_cmd server,
+static int run_sample(struct model_sample *r, struct peer_cmd server,
                       struct peer_cmd client, struct proto_workload w,
-                      struct sample_limits limits)
+                      struct model_limits limits)
 {
   char err[256];
   struct sample_spec spec = {"test", server.argv, client.argv, "127.0.0.1",
@@ -86,44 +86,44 @@ struct fault_case {
   struct peer_cmd server;
   struct peer_cmd client;
   const char *reason;
-  enum check_id failing;
+  enum model_check failing;
   const char *message_has; /* in the failure message */
 };
 
 static void run_fault(const struct fault_case *fc)
 {
-  struct sample_result r;
+  struct model_sample r;
 
   if (run_sample(&r, fc->server, fc->client, small, test_limits()) != 0) {
     TAP_OK(0, "%s: the sample ran", fc->name);
     return;
   }
-  TAP_OK(r.status == SAMPLE_FAILED && r.failure_reason &&
+  TAP_OK(r.status == MODEL_FAILED && r.failure_reason &&
              strcmp(r.failure_reason, fc->reason) == 0,
          "%s: fails as %s (got %s %s: %s)", fc->name, fc->reason,
-         sample_status_name(r.status),
+         model_status_name(r.status),
          r.failure_reason ? r.failure_reason : "-", r.message);
   TAP_OK(r.checks[fc->failing].ran && !r.checks[fc->failing].passed,
-         "%s: check %s fails: %s", fc->name, sample_check_name(fc->failing),
+         "%s: check %s fails: %s", fc->name, model_check_name(fc->failing),
          r.checks[fc->failing].reason);
   if (fc->message_has)
     TAP_OK(strstr(r.message, fc->message_has) != NULL,
            "%s: the message says '%s'", fc->name, fc->message_has);
   assert_nothing_left(fc->name, &r);
-  sample_result_release(&r);
+  model_sample_release(&r);
 }
 
 static void test_c_lane_passes(void)
 {
-  struct sample_result r;
+  struct model_sample r;
 
   if (run_sample(&r, c_peer(1), c_peer(0), small, test_limits()) != 0)
     return;
-  TAP_OK(r.status == SAMPLE_PASSED, "c-c passes (%s %s)",
-         sample_status_name(r.status), r.message);
-  for (int i = 0; i < CHECK_COUNT; i++)
+  TAP_OK(r.status == MODEL_PASSED, "c-c passes (%s %s)",
+         model_status_name(r.status), r.message);
+  for (int i = 0; i < MODEL_CHECK_COUNT; i++)
     TAP_OK(r.checks[i].ran && r.checks[i].passed, "c-c: check %s passed: %s",
-           sample_check_name((enum check_id)i), r.checks[i].reason);
+           model_check_name((enum model_check)i), r.checks[i].reason);
   TAP_OK(r.have_result && r.result.elapsed_ns > 0 &&
              r.result.round_trips == 200,
          "c-c: the client's result is read");
@@ -140,48 +140,48 @@ static void test_c_lane_passes(void)
              r.client.exited,
          "c-c: both exited by themselves");
   assert_nothing_left("c-c", &r);
-  sample_result_release(&r);
+  model_sample_release(&r);
 }
 
 static void test_faults(void)
 {
   const struct fault_case cases[] = {
       {"never READY", fixture_peer("server", "never-ready"), c_peer(0),
-       "server_not_ready", CHECK_SERVER_READY, "no READY line"},
+       "server_not_ready", MODEL_CHECK_SERVER_READY, "no READY line"},
       {"server exits before READY", fixture_peer("server", "no-such-mode"),
-       c_peer(0), "server_not_ready", CHECK_SERVER_READY,
+       c_peer(0), "server_not_ready", MODEL_CHECK_SERVER_READY,
        "server exited with 2 before READY: "},
       {"server exits 3", fixture_peer("server", "exit3"), c_peer(0),
-       "server_exit", CHECK_SERVER_EXIT, "exited with 3"},
+       "server_exit", MODEL_CHECK_SERVER_EXIT, "exited with 3"},
       {"client exits 3", c_peer(1), fixture_peer("client", "exit3"),
-       "client_exit", CHECK_CLIENT_EXIT, "exited with 3"},
+       "client_exit", MODEL_CHECK_CLIENT_EXIT, "exited with 3"},
       {"server dies by a signal", fixture_peer("server", "signal"),
-       c_peer(0), "signal", CHECK_SERVER_EXIT, "SIGABRT"},
+       c_peer(0), "signal", MODEL_CHECK_SERVER_EXIT, "SIGABRT"},
       {"server hangs", fixture_peer("server", "hang"), c_peer(0),
-       "timeout_server", CHECK_SERVER_EXIT, "deadline"},
+       "timeout_server", MODEL_CHECK_SERVER_EXIT, "deadline"},
       {"client hangs", c_peer(1), fixture_peer("client", "hang"),
-       "timeout_client", CHECK_CLIENT_EXIT, "deadline"},
+       "timeout_client", MODEL_CHECK_CLIENT_EXIT, "deadline"},
       {"file left in TMPDIR", fixture_peer("server", "leave-file"),
-       c_peer(0), "temp_not_clean", CHECK_TEMP_CLEAN, "leftover.txt"},
+       c_peer(0), "temp_not_clean", MODEL_CHECK_TEMP_CLEAN, "leftover.txt"},
       {"setsid grandchild", fixture_peer("server", "orphan"), c_peer(0),
-       "orphan_process", CHECK_NO_ORPHANS, "left alive"},
+       "orphan_process", MODEL_CHECK_NO_ORPHANS, "left alive"},
       {"wrong count", c_peer(1), fixture_peer("client", "wrong-count"),
-       "result_mismatch", CHECK_CLIENT_RESULT, "'round_trips' is 199"},
+       "result_mismatch", MODEL_CHECK_CLIENT_RESULT, "'round_trips' is 199"},
       {"result not JSON", c_peer(1), fixture_peer("client", "bad-json"),
-       "result_mismatch", CHECK_CLIENT_RESULT, "not one JSON object"},
+       "result_mismatch", MODEL_CHECK_CLIENT_RESULT, "not one JSON object"},
       {"no result line", c_peer(1), fixture_peer("client", "no-result"),
-       "result_mismatch", CHECK_CLIENT_RESULT, "no result line"},
+       "result_mismatch", MODEL_CHECK_CLIENT_RESULT, "no result line"},
       {"server closes first", fixture_peer("server", "close-first"),
-       c_peer(0), "port_not_free", CHECK_PORT_FREE, "cannot be bound"},
+       c_peer(0), "port_not_free", MODEL_CHECK_PORT_FREE, "cannot be bound"},
       {"server sends a wrong sequence",
        fixture_peer("server", "wrong-sequence"), c_peer(0),
-       "protocol_violation", CHECK_CLIENT_EXIT, "wrong_sequence"},
+       "protocol_violation", MODEL_CHECK_CLIENT_EXIT, "wrong_sequence"},
       {"client sends a wrong payload", c_peer(1),
        fixture_peer("client", "wrong-payload"), "protocol_violation",
-       CHECK_SERVER_EXIT, "wrong_payload"},
+       MODEL_CHECK_SERVER_EXIT, "wrong_payload"},
       {"client sends an oversized frame", c_peer(1),
        fixture_peer("client", "oversized"), "protocol_violation",
-       CHECK_SERVER_EXIT, "frame_too_large"},
+       MODEL_CHECK_SERVER_EXIT, "frame_too_large"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
     run_fault(&cases[i]);
@@ -189,7 +189,7 @@ static void test_faults(void)
 
 static void test_orphan_holds_port(void)
 {
-  struct sample_result r;
+  struct model_sample r;
 
   if (run_sample(&r, fixture_peer("server", "orphan"), c_peer(0), small,
                  test_limits()) != 0)
@@ -197,50 +197,50 @@ static void test_orphan_holds_port(void)
   TAP_OK(r.orphans.count >= 1 && strstr(r.orphans.list[0].name, "fixture"),
          "the escaped grandchild is found by name (%d found)",
          r.orphans.count);
-  TAP_OK(r.checks[CHECK_PORT_FREE].passed,
+  TAP_OK(r.checks[MODEL_CHECK_PORT_FREE].passed,
          "once killed, the grandchild no longer holds the port");
-  sample_result_release(&r);
+  model_sample_release(&r);
 }
 
 static void test_unsupported_and_missing(void)
 {
-  struct sample_result r;
+  struct model_sample r;
   struct peer_cmd missing = {{"/nonexistent/crossrun-peer", NULL, NULL,
                               NULL}};
 
   if (run_sample(&r, c_peer(1), fixture_peer("client", "unsupported"), small,
                  test_limits()) == 0) {
-    TAP_OK(r.status == SAMPLE_UNSUPPORTED,
+    TAP_OK(r.status == MODEL_UNSUPPORTED,
            "a client exiting 127 is unsupported, not failed (%s)",
-           sample_status_name(r.status));
+           model_status_name(r.status));
     assert_nothing_left("unsupported", &r);
-    sample_result_release(&r);
+    model_sample_release(&r);
   }
   if (run_sample(&r, fixture_peer("server", "unsupported"), c_peer(0), small,
                  test_limits()) == 0) {
-    TAP_OK(r.status == SAMPLE_UNSUPPORTED && !r.client.started,
+    TAP_OK(r.status == MODEL_UNSUPPORTED && !r.client.started,
            "a server exiting 127 before READY is unsupported (%s)",
-           sample_status_name(r.status));
+           model_status_name(r.status));
     assert_nothing_left("unsupported server", &r);
-    sample_result_release(&r);
+    model_sample_release(&r);
   }
   if (run_sample(&r, missing, c_peer(0), small, test_limits()) == 0) {
-    TAP_OK(r.status == SAMPLE_ERROR && strstr(r.message, "cannot start"),
+    TAP_OK(r.status == MODEL_ERROR && strstr(r.message, "cannot start"),
            "a missing program is a runner error: %s", r.message);
     assert_nothing_left("missing program", &r);
-    sample_result_release(&r);
+    model_sample_release(&r);
   }
 }
 
 static void test_flood(void)
 {
-  struct sample_result r;
+  struct model_sample r;
   int64_t before = platform_self_peak_rss_bytes();
 
   if (run_sample(&r, fixture_peer("server", "flood-stderr"), c_peer(0), small,
                  test_limits()) != 0)
     return;
-  TAP_OK(r.status == SAMPLE_PASSED, "a flood of stderr alone fails nothing "
+  TAP_OK(r.status == MODEL_PASSED, "a flood of stderr alone fails nothing "
                                     "(%s)", r.message);
   TAP_OK(r.server.err.total >= 64u * MIB && capture_truncated(&r.server.err),
          "every byte of the flood is counted (%llu), the middle dropped",
@@ -248,24 +248,24 @@ static void test_flood(void)
   TAP_OK(platform_self_peak_rss_bytes() - before < 8 * MIB,
          "the runner's memory does not grow with the flood (%lld KiB)",
          (long long)((platform_self_peak_rss_bytes() - before) / 1024));
-  sample_result_release(&r);
+  model_sample_release(&r);
 }
 
 static void test_memory(void)
 {
-  struct sample_result r;
+  struct model_sample r;
   char *ballast;
   const size_t ballast_bytes = 160 * MIB;
 
   if (run_sample(&r, fixture_peer("server", "rss64"), c_peer(0), small,
                  test_limits()) == 0) {
-    TAP_OK(r.status == SAMPLE_PASSED, "rss64 passes (%s)", r.message);
+    TAP_OK(r.status == MODEL_PASSED, "rss64 passes (%s)", r.message);
     TAP_OK(r.server.peak_rss_bytes >= 64 * MIB &&
                r.server.peak_rss_bytes <= 64 * MIB + 6 * MIB,
            "a server touching 64 MiB peaks at 64 MiB plus its own small "
            "size: %.1f MiB (%s)",
            (double)r.server.peak_rss_bytes / MIB, r.server.peak_rss_source);
-    sample_result_release(&r);
+    model_sample_release(&r);
   }
   /* The coordinator now holds far more than the tiny peer will: its
    * ru_maxrss inherits this, the reported peak must not. */
@@ -275,7 +275,7 @@ static void test_memory(void)
   memset(ballast, 1, ballast_bytes);
   if (run_sample(&r, fixture_peer("server", "tiny"), c_peer(0), small,
                  test_limits()) == 0) {
-    TAP_OK(r.status == SAMPLE_PASSED, "tiny passes (%s)", r.message);
+    TAP_OK(r.status == MODEL_PASSED, "tiny passes (%s)", r.message);
     TAP_OK(r.server.os_peak_rss_bytes >= (int64_t)ballast_bytes,
            "the OS's ru_maxrss of the tiny peer carries the coordinator's "
            "memory: %.1f MiB",
@@ -284,7 +284,7 @@ static void test_memory(void)
            "the reported peak is the tiny peer's own: %.2f MiB (%s)",
            (double)r.server.peak_rss_bytes / MIB,
            r.server.peak_rss_source ? r.server.peak_rss_source : "none");
-    sample_result_release(&r);
+    model_sample_release(&r);
   }
   /* Touch the ballast so it cannot be optimised away before the run. */
   TAP_OK(ballast[ballast_bytes - 1] == 1, "ballast held during the run");
@@ -294,7 +294,7 @@ static void test_memory(void)
 static void test_interrupt(void)
 {
   static volatile sig_atomic_t stop = 1;
-  struct sample_result r;
+  struct model_sample r;
   char err[256];
   struct peer_cmd s = fixture_peer("server", "hang"),
                   c = fixture_peer("client", "hang");
@@ -303,11 +303,11 @@ static void test_interrupt(void)
 
   if (sample_run(&spec, &r, err, sizeof(err)) != 0)
     return;
-  TAP_OK(r.status == SAMPLE_ERROR && r.failure_reason &&
+  TAP_OK(r.status == MODEL_ERROR && r.failure_reason &&
              strcmp(r.failure_reason, "interrupted") == 0,
          "a stop request ends the sample as interrupted");
   assert_nothing_left("interrupted", &r);
-  sample_result_release(&r);
+  model_sample_release(&r);
 }
 
 static void test_crossrun_quick(void)

@@ -151,7 +151,7 @@ static void test_result(void)
 {
   struct proto_workload w = {10, 100, 64, 8};
   struct proto_totals t;
-  struct client_result r;
+  struct model_client_result r;
   char line[512], err[256];
 
   proto_totals_expected(&w, &t);

@@ -19,10 +19,10 @@ struct lane_fixture {
  * CPU figures. */
 static void sample_passed(struct evidence_sample *s, double ns)
 {
-  struct sample_result *r = &s->result;
+  struct model_sample *r = &s->result;
 
   memset(s, 0, sizeof(*s));
-  r->status = SAMPLE_PASSED;
+  r->status = MODEL_PASSED;
   r->have_result = 1;
   r->result.round_trips = 1000;
   r->result.elapsed_ns = (int64_t)(ns * 1000);
@@ -106,10 +106,10 @@ static void test_lane_compute(void)
   TAP_EQ_DBL(st.client_cpu.median, 400, 0, "client cpu is user + system");
   TAP_EQ_DBL(st.server_cpu.median, 550, 0, "server cpu is user + system");
 
-  f.samples[0].result.status = SAMPLE_FAILED;
-  f.samples[1].result.status = SAMPLE_ERROR;
-  f.samples[2].result.status = SAMPLE_UNSUPPORTED;
-  f.samples[3].result.status = SAMPLE_UNAVAILABLE;
+  f.samples[0].result.status = MODEL_FAILED;
+  f.samples[1].result.status = MODEL_ERROR;
+  f.samples[2].result.status = MODEL_UNSUPPORTED;
+  f.samples[3].result.status = MODEL_UNAVAILABLE;
   stats_lane_compute(f.samples, 5, &st);
   TAP_EQ_INT(st.passed, 1, "only one passed");
   TAP_EQ_INT(st.failed, 2, "failed and error both count as failed");
@@ -157,7 +157,7 @@ static void test_lane_status(void)
   lane_init(&f, 3);
   f.lane.error_reason = "the build failed";
   f.lane.unavailable_reason = "no node";
-  f.samples[0].result.status = SAMPLE_FAILED;
+  f.samples[0].result.status = MODEL_FAILED;
   TAP_EQ_STR(status_of(&f), "error", "a broken runtime outranks everything");
   f.lane.error_reason = NULL;
   TAP_EQ_STR(status_of(&f), "unavailable", "then an unavailable one");
@@ -167,9 +167,9 @@ static void test_lane_status(void)
   TAP_EQ_STR(status_of(&f), "not_run", "then no samples");
 
   lane_init(&f, 3);
-  f.samples[1].result.status = SAMPLE_ERROR;
+  f.samples[1].result.status = MODEL_ERROR;
   f.samples[2].retried = 1;
-  f.samples[0].result.status = SAMPLE_UNSUPPORTED;
+  f.samples[0].result.status = MODEL_UNSUPPORTED;
   TAP_EQ_STR(status_of(&f), "failed", "a failure outranks a retry");
   f.lane.expected_failure = "known bug";
   TAP_EQ_STR(status_of(&f), "expected_failure", "unless --expect said so");
@@ -179,7 +179,7 @@ static void test_lane_status(void)
   TAP_EQ_STR(status_of(&f), "passed", "an expected failure that passed");
   f.lane.expected_failure = NULL;
   f.samples[2].retried = 1;
-  f.samples[0].result.status = SAMPLE_UNSUPPORTED;
+  f.samples[0].result.status = MODEL_UNSUPPORTED;
   TAP_EQ_STR(status_of(&f), "flaky", "a pass on a retry outranks unsupported");
   f.samples[2].retried = 0;
   TAP_EQ_STR(status_of(&f), "unsupported", "one unsupported sample");

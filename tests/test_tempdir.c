@@ -42,9 +42,9 @@ static int make_sub(const char *dir, const char *name)
   return mkdir(path, 0700);
 }
 
-static int listed(const struct tempdir_leftovers *l, const char *name)
+static int listed(const struct model_leftovers *l, const char *name)
 {
-  for (int i = 0; i < l->count && i < TEMPDIR_MAX_LISTED; i++)
+  for (int i = 0; i < l->count && i < MODEL_MAX_LEFTOVERS; i++)
     if (strcmp(l->names[i], name) == 0)
       return 1;
   return 0;
@@ -106,7 +106,7 @@ static void test_create_fails(void)
 static void test_scan(void)
 {
   struct tempdir t, gone;
-  struct tempdir_leftovers l;
+  struct model_leftovers l;
   char err[512] = "", name[32];
   int ok = 1;
 
@@ -124,16 +124,16 @@ static void test_scan(void)
   TAP_OK(listed(&l, "core") && listed(&l, ".hidden") && listed(&l, "sub"),
          "each entry is named");
 
-  for (int i = 0; i < TEMPDIR_MAX_LISTED + 4; i++) {
+  for (int i = 0; i < MODEL_MAX_LEFTOVERS + 4; i++) {
     snprintf(name, sizeof(name), "left-%02d", i);
     touch(t.path, name);
   }
   tempdir_scan(&t, &l, err, sizeof(err));
-  TAP_EQ_INT(l.count, TEMPDIR_MAX_LISTED + 7, "every entry is counted");
+  TAP_EQ_INT(l.count, MODEL_MAX_LEFTOVERS + 7, "every entry is counted");
   ok = 1;
-  for (int i = 0; i < TEMPDIR_MAX_LISTED; i++)
+  for (int i = 0; i < MODEL_MAX_LEFTOVERS; i++)
     ok = ok && l.names[i][0] != '\0';
-  TAP_OK(ok, "the first %d are named", TEMPDIR_MAX_LISTED);
+  TAP_OK(ok, "the first %d are named", MODEL_MAX_LEFTOVERS);
 
   gone = t;
   TAP_EQ_INT(tempdir_remove(&t, err, sizeof(err)), 0,

@@ -15,7 +15,7 @@
 static const struct proto_workload workload = {10, 100, 64, 8};
 
 /* A peer that exited by itself with code, having written err to stderr. */
-static void peer_exited(struct peer_report *p, int code, const char *err)
+static void peer_exited(struct model_peer *p, int code, const char *err)
 {
   p->started = 1;
   p->pid = 4242;
@@ -28,7 +28,7 @@ static void peer_exited(struct peer_report *p, int code, const char *err)
 
 /* A sample in which everything went right: both peers exited with 0, the
  * result matches the workload, and the cleanup checks passed. */
-static void sample_good(struct sample_result *res, struct verdict_input *in)
+static void sample_good(struct model_sample *res, struct verdict_input *in)
 {
   struct proto_totals t;
 
@@ -54,21 +54,21 @@ static void sample_good(struct sample_result *res, struct verdict_input *in)
   res->result.bytes_sent = (int64_t)t.bytes_sent;
   res->result.bytes_received = (int64_t)t.bytes_received;
   res->result.elapsed_ns = 123456;
-  for (int i = CHECK_NO_ORPHANS; i <= CHECK_TEMP_CLEAN; i++) {
+  for (int i = MODEL_CHECK_NO_ORPHANS; i <= MODEL_CHECK_TEMP_CLEAN; i++) {
     res->checks[i].ran = 1;
     res->checks[i].passed = 1;
     snprintf(res->checks[i].reason, sizeof(res->checks[i].reason), "clean");
   }
 }
 
-static void sample_done(struct sample_result *res)
+static void sample_done(struct model_sample *res)
 {
   capture_release(&res->server.err);
   capture_release(&res->client.err);
 }
 
 /* A cleanup check that failed with reason. */
-static void cleanup_failed(struct sample_result *res, enum check_id id,
+static void cleanup_failed(struct model_sample *res, enum model_check id,
                            const char *reason)
 {
   res->checks[id].passed = 0;
@@ -77,12 +77,12 @@ static void cleanup_failed(struct sample_result *res, enum check_id id,
 }
 
 /* Decides, then checks the status, stage and reason (NULLs for none). */
-static void expect(const char *label, struct sample_result *res,
-                   struct verdict_input *in, enum sample_status status,
+static void expect(const char *label, struct model_sample *res,
+                   struct verdict_input *in, enum model_status status,
                    const char *stage, const char *reason)
 {
   verdict_decide(in, res);
-  TAP_EQ_STR(sample_status_name(res->status), sample_status_name(status),
+  TAP_EQ_STR(model_status_name(res->status), model_status_name(status),
              "%s: status", label);
   TAP_EQ_STR(res->failure_stage, stage, "%s: stage", label);
   TAP_EQ_STR(res->failure_reason, reason, "%s: reason (%s)", label,
@@ -91,20 +91,20 @@ static void expect(const char *label, struct sample_result *res,
 
 static void test_passed(void)
 {
-  struct sample_result res;
+  struct model_sample res;
   struct verdict_input in;
 
   sample_good(&res, &in);
-  expect("all good", &res, &in, SAMPLE_PASSED, NULL, NULL);
+  expect("all good", &res, &in, MODEL_PASSED, NULL, NULL);
   TAP_EQ_STR(res.message, "", "a pass has no message");
-  for (int i = 0; i < CHECK_COUNT; i++)
+  for (int i = 0; i < MODEL_CHECK_COUNT; i++)
     TAP_OK(res.checks[i].ran && res.checks[i].passed, "%s ran and passed",
-           sample_check_name((enum check_id)i));
-  TAP_EQ_STR(res.checks[CHECK_SERVER_READY].reason, "READY 40123 after 7 ms",
+           model_check_name((enum model_check)i));
+  TAP_EQ_STR(res.checks[MODEL_CHECK_SERVER_READY].reason, "READY 40123 after 7 ms",
              "server_ready names the port and the time to READY");
-  TAP_EQ_STR(res.checks[CHECK_CLIENT_EXIT].reason, "exited by itself with 0",
+  TAP_EQ_STR(res.checks[MODEL_CHECK_CLIENT_EXIT].reason, "exited by itself with 0",
              "client_exit says how it ended");
-  TAP_EQ_STR(res.checks[CHECK_CLIENT_RESULT].reason,
+  TAP_EQ_STR(res.checks[MODEL_CHECK_CLIENT_RESULT].reason,
              "counts and wire bytes match the workload",
              "client_result says what matched");
   sample_done(&res);
@@ -115,13 +115,13 @@ static void test_passed(void)
   in.interrupted = 1;
   verdict_decide(&in, &res);
   in.interrupted = 0;
-  expect("decided again", &res, &in, SAMPLE_PASSED, NULL, NULL);
+  expect("decided again", &res, &in, MODEL_PASSED, NULL, NULL);
   sample_done(&res);
 }
 
 static void test_errors(void)
 {
-  struct sample_result res;
+  struct model_sample res;
   struct verdict_input in;
 
   /* An interruption outranks everything, even a server never started. */
@@ -129,7 +129,7 @@ static void test_errors(void)
   in.interrupted = 1;
   res.server.started = 0;
   res.client.exit_code = 3;
-  expect("interrupted", &res, &in, SAMPLE_ERROR, "runner", "interrupted");
+  expect("interrupted", &res, &in, MODEL_ERROR, "runner", "interrupted");
   TAP_EQ_STR(res.message, "interrupted by a signal", "interrupted: message");
   sample_done(&res);
 
@@ -139,17 +139,17 @@ static void test_errors(void)
   in.ready = 0;
   in.spawn_failed = 1;
   in.spawn_msg = "cannot run 'nope': no such file or directory";
-  expect("server not started", &res, &in, SAMPLE_ERROR, "server_start",
+  expect("server not started", &res, &in, MODEL_ERROR, "server_start",
          "spawn_failed");
   TAP_EQ_STR(res.message, in.spawn_msg, "spawn failure: the spawn's message");
-  TAP_OK(!res.checks[CHECK_SERVER_READY].ran &&
-             !res.checks[CHECK_SERVER_READY].passed,
+  TAP_OK(!res.checks[MODEL_CHECK_SERVER_READY].ran &&
+             !res.checks[MODEL_CHECK_SERVER_READY].passed,
          "server_ready did not run");
-  TAP_EQ_STR(res.checks[CHECK_SERVER_READY].reason, "server not started",
+  TAP_EQ_STR(res.checks[MODEL_CHECK_SERVER_READY].reason, "server not started",
              "server_ready: why");
-  TAP_EQ_STR(res.checks[CHECK_CLIENT_EXIT].reason, "not started",
+  TAP_EQ_STR(res.checks[MODEL_CHECK_CLIENT_EXIT].reason, "not started",
              "client_exit: not started");
-  TAP_OK(!res.checks[CHECK_CLIENT_RESULT].ran,
+  TAP_OK(!res.checks[MODEL_CHECK_CLIENT_RESULT].ran,
          "client_result did not run without a client");
   sample_done(&res);
 
@@ -158,20 +158,20 @@ static void test_errors(void)
   res.have_result = 0;
   in.spawn_failed = 1;
   in.spawn_msg = "cannot run the client";
-  expect("client not started", &res, &in, SAMPLE_ERROR, "client_start",
+  expect("client not started", &res, &in, MODEL_ERROR, "client_start",
          "spawn_failed");
   sample_done(&res);
 }
 
 static void test_unsupported(void)
 {
-  struct sample_result res;
+  struct model_sample res;
   struct verdict_input in;
 
   sample_good(&res, &in);
   in.ready = 0;
   res.server.exit_code = 127;
-  expect("server exits 127 before READY", &res, &in, SAMPLE_UNSUPPORTED,
+  expect("server exits 127 before READY", &res, &in, MODEL_UNSUPPORTED,
          "server_ready", "unsupported");
   TAP_EQ_STR(res.message, "the server exited with 127: not supported",
              "unsupported server: message");
@@ -180,14 +180,14 @@ static void test_unsupported(void)
   sample_good(&res, &in);
   res.server.exit_code = 127;
   res.client.exit_code = 1;
-  expect("server exits 127 after READY", &res, &in, SAMPLE_FAILED, "client",
+  expect("server exits 127 after READY", &res, &in, MODEL_FAILED, "client",
          "client_exit");
   sample_done(&res);
 
   sample_good(&res, &in);
   res.client.exit_code = 127;
   res.server.exit_code = 1;
-  expect("client exits 127", &res, &in, SAMPLE_UNSUPPORTED, "client",
+  expect("client exits 127", &res, &in, MODEL_UNSUPPORTED, "client",
          "unsupported");
   TAP_EQ_STR(res.message, "the client exited with 127: not supported",
              "unsupported client: message");
@@ -197,14 +197,14 @@ static void test_unsupported(void)
   sample_good(&res, &in);
   res.client.exit_code = 127;
   res.client.forced = 1;
-  expect("client forced to 127", &res, &in, SAMPLE_FAILED, "client",
+  expect("client forced to 127", &res, &in, MODEL_FAILED, "client",
          "client_exit");
   sample_done(&res);
 }
 
 static void test_not_ready(void)
 {
-  struct sample_result res;
+  struct model_sample res;
   struct verdict_input in;
 
   sample_good(&res, &in);
@@ -212,18 +212,18 @@ static void test_not_ready(void)
   in.ready_failed = 1;
   in.ready_msg = "no READY line within 10000 ms";
   res.client.exit_code = 1; /* below: not ready comes first */
-  expect("not ready", &res, &in, SAMPLE_FAILED, "server_ready",
+  expect("not ready", &res, &in, MODEL_FAILED, "server_ready",
          "server_not_ready");
   TAP_EQ_STR(res.message, in.ready_msg, "not ready: the READY wait's message");
-  TAP_OK(res.checks[CHECK_SERVER_READY].ran &&
-             !res.checks[CHECK_SERVER_READY].passed,
+  TAP_OK(res.checks[MODEL_CHECK_SERVER_READY].ran &&
+             !res.checks[MODEL_CHECK_SERVER_READY].passed,
          "server_ready ran and failed");
   sample_done(&res);
 }
 
 static void test_protocol_violations(void)
 {
-  struct sample_result res;
+  struct model_sample res;
   struct verdict_input in;
 
   sample_good(&res, &in);
@@ -231,7 +231,7 @@ static void test_protocol_violations(void)
               "client: wrong_sequence: got 3, expected 2\n"
               "more detail\n");
   peer_exited(&res.server, 1, "server: unexpected_eof\n");
-  expect("both name a rejection", &res, &in, SAMPLE_FAILED, "client",
+  expect("both name a rejection", &res, &in, MODEL_FAILED, "client",
          "protocol_violation");
   TAP_EQ_STR(res.message, "client: client: wrong_sequence: got 3, expected 2",
              "the client's first stderr line");
@@ -240,7 +240,7 @@ static void test_protocol_violations(void)
   sample_good(&res, &in);
   res.client.exit_code = 1;
   peer_exited(&res.server, 2, "peer_error: the client sent ERROR\n");
-  expect("the server names a rejection", &res, &in, SAMPLE_FAILED, "server",
+  expect("the server names a rejection", &res, &in, MODEL_FAILED, "server",
          "protocol_violation");
   TAP_HAS_STR(res.message, "server: peer_error", "the server's stderr line");
   sample_done(&res);
@@ -251,7 +251,7 @@ static void test_protocol_violations(void)
   res.client.exit_code = 0;
   res.client.signal = SIGABRT;
   capture_append(&res.client.err, "bad_length\n", 11);
-  expect("a signal after a rejection", &res, &in, SAMPLE_FAILED, "client",
+  expect("a signal after a rejection", &res, &in, MODEL_FAILED, "client",
          "protocol_violation");
   sample_done(&res);
 
@@ -262,20 +262,20 @@ static void test_protocol_violations(void)
   res.client.exited = 0;
   res.client.signal = SIGKILL;
   capture_append(&res.client.err, "truncated\n", 10);
-  expect("a killed peer's words", &res, &in, SAMPLE_FAILED, "client",
+  expect("a killed peer's words", &res, &in, MODEL_FAILED, "client",
          "timeout_client");
   sample_done(&res);
 
   /* A clean exit is no violation whatever stderr says. */
   sample_good(&res, &in);
   capture_append(&res.client.err, "unknown_type seen in a test\n", 28);
-  expect("stderr of a clean client", &res, &in, SAMPLE_PASSED, NULL, NULL);
+  expect("stderr of a clean client", &res, &in, MODEL_PASSED, NULL, NULL);
   sample_done(&res);
 }
 
 static void test_exits(void)
 {
-  struct sample_result res;
+  struct model_sample res;
   struct verdict_input in;
 
   sample_good(&res, &in);
@@ -283,7 +283,7 @@ static void test_exits(void)
   res.client.exit_code = 0;
   res.client.signal = SIGSEGV;
   res.server.timed_out = 1;
-  expect("the client dies by a signal", &res, &in, SAMPLE_FAILED, "client",
+  expect("the client dies by a signal", &res, &in, MODEL_FAILED, "client",
          "signal");
   TAP_HAS_STR(res.message, platform_signal_name(SIGSEGV),
               "the signal is named");
@@ -293,7 +293,7 @@ static void test_exits(void)
   res.server.exited = 0;
   res.server.signal = SIGBUS;
   res.client.timed_out = 1;
-  expect("the server dies by a signal", &res, &in, SAMPLE_FAILED, "server",
+  expect("the server dies by a signal", &res, &in, MODEL_FAILED, "server",
          "signal");
   sample_done(&res);
 
@@ -303,7 +303,7 @@ static void test_exits(void)
   res.client.exited = 0;
   res.client.signal = SIGTERM;
   res.server.timed_out = 1;
-  expect("the client times out", &res, &in, SAMPLE_FAILED, "client",
+  expect("the client times out", &res, &in, MODEL_FAILED, "client",
          "timeout_client");
   TAP_HAS_STR(res.message, "still running at its deadline",
               "timeout: how it ended");
@@ -314,38 +314,38 @@ static void test_exits(void)
   res.server.forced = 1;
   res.server.exited = 0;
   res.server.signal = SIGKILL;
-  expect("the server outlives the client", &res, &in, SAMPLE_FAILED, "server",
+  expect("the server outlives the client", &res, &in, MODEL_FAILED, "server",
          "timeout_server");
   TAP_HAS_STR(res.message, "no exit after the client ended",
               "server timeout: message");
-  TAP_HAS_STR(res.checks[CHECK_SERVER_EXIT].reason, "and killed",
+  TAP_HAS_STR(res.checks[MODEL_CHECK_SERVER_EXIT].reason, "and killed",
               "server_exit says it was killed");
   sample_done(&res);
 
   sample_good(&res, &in);
   peer_exited(&res.client, 2, "usage: client HOST PORT\n");
   res.server.exit_code = 4;
-  expect("the client exits 2", &res, &in, SAMPLE_FAILED, "client",
+  expect("the client exits 2", &res, &in, MODEL_FAILED, "client",
          "client_exit");
   TAP_EQ_STR(res.message, "client exited with 2: usage: client HOST PORT",
              "client_exit: code and first line");
-  TAP_OK(!res.checks[CHECK_CLIENT_RESULT].ran, "no result check without 0");
-  TAP_EQ_STR(res.checks[CHECK_CLIENT_RESULT].reason,
+  TAP_OK(!res.checks[MODEL_CHECK_CLIENT_RESULT].ran, "no result check without 0");
+  TAP_EQ_STR(res.checks[MODEL_CHECK_CLIENT_RESULT].reason,
              "no result: the client did not exit with 0",
              "client_result: why it did not run");
   sample_done(&res);
 
   sample_good(&res, &in);
   res.server.exit_code = 4;
-  expect("the server exits 4", &res, &in, SAMPLE_FAILED, "server",
+  expect("the server exits 4", &res, &in, MODEL_FAILED, "server",
          "server_exit");
   sample_done(&res);
 
   sample_good(&res, &in);
   res.server.forced = 1;
-  expect("the server needed a signal", &res, &in, SAMPLE_FAILED, "server",
+  expect("the server needed a signal", &res, &in, MODEL_FAILED, "server",
          "server_exit");
-  TAP_EQ_STR(res.checks[CHECK_SERVER_EXIT].reason,
+  TAP_EQ_STR(res.checks[MODEL_CHECK_SERVER_EXIT].reason,
              "exited with 0 after the runner signalled it",
              "server_exit: signalled");
   sample_done(&res);
@@ -353,54 +353,54 @@ static void test_exits(void)
   sample_good(&res, &in);
   res.server.reaped = 0;
   res.server.exited = 0;
-  expect("the server is not reaped", &res, &in, SAMPLE_FAILED, "server",
+  expect("the server is not reaped", &res, &in, MODEL_FAILED, "server",
          "server_exit");
-  TAP_EQ_STR(res.checks[CHECK_SERVER_EXIT].reason, "not reaped",
+  TAP_EQ_STR(res.checks[MODEL_CHECK_SERVER_EXIT].reason, "not reaped",
              "server_exit: not reaped");
   sample_done(&res);
 }
 
 static void test_result_and_cleanup(void)
 {
-  struct sample_result res;
+  struct model_sample res;
   struct verdict_input in;
 
   sample_good(&res, &in);
   res.result.frames_sent++;
-  cleanup_failed(&res, CHECK_NO_ORPHANS, "pid 99 left running");
-  expect("a wrong count", &res, &in, SAMPLE_FAILED, "result",
+  cleanup_failed(&res, MODEL_CHECK_NO_ORPHANS, "pid 99 left running");
+  expect("a wrong count", &res, &in, MODEL_FAILED, "result",
          "result_mismatch");
   TAP_HAS_STR(res.message, "frames_sent", "the field is named");
-  TAP_OK(res.checks[CHECK_CLIENT_RESULT].ran &&
-             !res.checks[CHECK_CLIENT_RESULT].passed,
+  TAP_OK(res.checks[MODEL_CHECK_CLIENT_RESULT].ran &&
+             !res.checks[MODEL_CHECK_CLIENT_RESULT].passed,
          "client_result ran and failed");
   sample_done(&res);
 
   sample_good(&res, &in);
   res.have_result = 0;
-  expect("no result line", &res, &in, SAMPLE_FAILED, "result",
+  expect("no result line", &res, &in, MODEL_FAILED, "result",
          "result_mismatch");
   sample_done(&res);
 
   sample_good(&res, &in);
-  cleanup_failed(&res, CHECK_NO_ORPHANS, "pid 99 left running");
-  cleanup_failed(&res, CHECK_PORT_FREE, "port 40123 still bound");
-  cleanup_failed(&res, CHECK_TEMP_CLEAN, "2 entries left");
-  expect("every cleanup check failed", &res, &in, SAMPLE_FAILED, "cleanup",
+  cleanup_failed(&res, MODEL_CHECK_NO_ORPHANS, "pid 99 left running");
+  cleanup_failed(&res, MODEL_CHECK_PORT_FREE, "port 40123 still bound");
+  cleanup_failed(&res, MODEL_CHECK_TEMP_CLEAN, "2 entries left");
+  expect("every cleanup check failed", &res, &in, MODEL_FAILED, "cleanup",
          "orphan_process");
   TAP_EQ_STR(res.message, "pid 99 left running", "orphans: the check's reason");
   sample_done(&res);
 
   sample_good(&res, &in);
-  cleanup_failed(&res, CHECK_PORT_FREE, "port 40123 still bound");
-  cleanup_failed(&res, CHECK_TEMP_CLEAN, "2 entries left");
-  expect("port and temp failed", &res, &in, SAMPLE_FAILED, "cleanup",
+  cleanup_failed(&res, MODEL_CHECK_PORT_FREE, "port 40123 still bound");
+  cleanup_failed(&res, MODEL_CHECK_TEMP_CLEAN, "2 entries left");
+  expect("port and temp failed", &res, &in, MODEL_FAILED, "cleanup",
          "port_not_free");
   sample_done(&res);
 
   sample_good(&res, &in);
-  cleanup_failed(&res, CHECK_TEMP_CLEAN, "2 entries left: a, b");
-  expect("temp failed", &res, &in, SAMPLE_FAILED, "cleanup", "temp_not_clean");
+  cleanup_failed(&res, MODEL_CHECK_TEMP_CLEAN, "2 entries left: a, b");
+  expect("temp failed", &res, &in, MODEL_FAILED, "cleanup", "temp_not_clean");
   TAP_EQ_STR(res.message, "2 entries left: a, b", "temp: the check's reason");
   sample_done(&res);
 }

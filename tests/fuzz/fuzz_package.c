@@ -13,7 +13,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-  struct package_info info = PACKAGE_INFO_INIT;
+  struct model_package_info info = MODEL_PACKAGE_INFO_INIT;
   const char *path = fuzz_file("artifact.tgz", data, size);
   char err[512];
   int64_t sum = 0;
@@ -47,6 +47,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
              "the entries' sizes do not add up to the unpacked size");
   FUZZ_CHECK(memchr(info.format, '\0', sizeof(info.format)) != NULL,
              "the format name is not ended");
-  package_info_release(&info);
+  model_package_info_release(&info);
   return 0;
 }

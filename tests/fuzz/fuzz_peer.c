@@ -23,7 +23,7 @@
 #include "tests/fuzz/fuzz.h"
 
 static struct sample_exec x;
-static struct sample_result res;
+static struct model_sample res;
 
 static void feed(struct capture *c, const uint8_t *p, size_t len,
                  uint64_t *counter, void (*after)(struct sample_exec *))
@@ -45,7 +45,7 @@ static void feed(struct capture *c, const uint8_t *p, size_t len,
   }
 }
 
-static void ended(struct peer_report *r, uint8_t how, uint8_t code)
+static void ended(struct model_peer *r, uint8_t how, uint8_t code)
 {
   r->started = 1;
   r->forced = (how & 4) != 0;
@@ -87,7 +87,7 @@ static void scrub(const struct sanitize *s, const char *text, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   static const struct proto_workload w = {1000, 20000, 64, 64};
-  static const struct sample_spec spec = {.limits = SAMPLE_LIMITS_DEFAULT};
+  static const struct sample_spec spec = {.limits = MODEL_LIMITS_DEFAULT};
   const uint8_t *p, *end = data + size;
   const uint8_t *server_out, *server_err, *client_out;
   size_t server_out_len, server_err_len, client_out_len;
@@ -157,14 +157,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   in.spawn_msg = "";
   in.workload = &w;
   verdict_decide(&in, &res);
-  FUZZ_CHECK((res.status == SAMPLE_PASSED) ==
+  FUZZ_CHECK((res.status == MODEL_PASSED) ==
                  (res.failure_reason == NULL && res.failure_stage == NULL),
              "a status that disagrees with its reason");
 
   memset(&s, 0, sizeof(s));
   sanitize_add(&s, "/tmp/crossrun-sample", "$TMPDIR");
   scrub(&s, res.message, sizeof(res.message));
-  for (int i = 0; i < CHECK_COUNT; i++)
+  for (int i = 0; i < MODEL_CHECK_COUNT; i++)
     scrub(&s, res.checks[i].reason, sizeof(res.checks[i].reason));
   {
     static char text[EVIDENCE_TEXT_MAX];
@@ -177,6 +177,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 out:
   capture_release(&x.server.out);
   capture_release(&x.client.out);
-  sample_result_release(&res);
+  model_sample_release(&res);
   return 0;
 }

@@ -14,7 +14,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-  struct client_result r;
+  struct model_client_result r;
   char err[256];
   char *copy;
 
