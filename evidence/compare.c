@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evidence/evidence_json.h"
 #include "evidence/stats.h"
 
 /* Times of the passed samples of a lane, in round order. */
@@ -148,6 +149,54 @@ int compare_stable(const struct evidence_lane *lane, char *why,
                used ? "; " : "", (first / f.median - 1) * 100);
   }
   return stable;
+}
+
+void compare_lane_of(const struct evidence_lane *lane, struct compare_lane *out)
+{
+  out->name = lane->name;
+  out->same_runtime = strcmp(lane->client_runtime, lane->server_runtime) == 0;
+  out->ntimes = lane_times(lane, out->times, COMPARE_MAX_SAMPLES);
+}
+
+static void add_pair(json_object *all, const struct compare_lane *a,
+                     const struct compare_lane *ref)
+{
+  struct compare_result r;
+  json_object *o;
+  char key[300];
+
+  if (compare_times(a->times, a->ntimes, ref->times, ref->ntimes, &r) != 0)
+    return;
+  snprintf(key, sizeof(key), "%s vs %s", a->name, ref->name);
+  o = json_object_new_object();
+  evidence_put(o, "lane", json_object_new_string(a->name));
+  evidence_put(o, "reference", json_object_new_string(ref->name));
+  evidence_put(o, "ratio_of_medians", json_object_new_double(r.ratio));
+  evidence_put(o, "mann_whitney_u", json_object_new_double(r.u));
+  evidence_put(o, "p_value_exact", json_object_new_double(r.p));
+  evidence_put(o, "verdict", json_object_new_string(r.verdict));
+  evidence_put(all, key, o);
+}
+
+json_object *compare_run_json(const struct compare_lane *lanes, int n)
+{
+  const struct compare_lane *ref = NULL;
+  json_object *all = json_object_new_object();
+
+  for (int i = 0; i < n && ref == NULL; i++)
+    if (strcmp(lanes[i].name, EVIDENCE_REFERENCE_LANE) == 0)
+      ref = &lanes[i];
+  for (int i = 0; i < n && ref != NULL; i++)
+    if (&lanes[i] != ref)
+      add_pair(all, &lanes[i], ref);
+  for (int i = 0; i < n; i++) {
+    if (!lanes[i].same_runtime || &lanes[i] == ref)
+      continue;
+    for (int j = i + 1; j < n; j++)
+      if (lanes[j].same_runtime && &lanes[j] != ref)
+        add_pair(all, &lanes[j], &lanes[i]);
+  }
+  return all;
 }
 
 double compare_minmax_coverage(int n)

@@ -4,6 +4,8 @@
 #ifndef CROSSRUN_EVIDENCE_COMPARE_H
 #define CROSSRUN_EVIDENCE_COMPARE_H
 
+#include <json-c/json.h>
+
 #include "evidence/evidence.h"
 
 #define COMPARE_MAX_SAMPLES 64
@@ -36,6 +38,26 @@ int compare_times(const double *a, int na, const double *b, int nb,
  * Returns 0, or -1 when either has no timed sample or ref's median is 0. */
 int compare_lanes(const struct evidence_lane *lane,
                   const struct evidence_lane *ref, struct compare_result *r);
+
+/* One lane as the comparison policy sees it, from a run being written
+ * (compare_lane_of) or from an evidence document (evidence/merge.c). */
+struct compare_lane {
+  const char *name;
+  int same_runtime;                  /* its client and server are one runtime */
+  double times[COMPARE_MAX_SAMPLES]; /* passed samples' ns per round trip */
+  int ntimes;
+};
+
+/* The times of a lane's passed samples, in round order. */
+void compare_lane_of(const struct evidence_lane *lane,
+                     struct compare_lane *out);
+
+/* The comparisons of a run, as the evidence's "comparisons" object: each
+ * lane against EVIDENCE_REFERENCE_LANE, and each pair of same-runtime
+ * lanes other than the reference (the later against the earlier), keyed
+ * "<lane> vs <reference>". A pair without times on both sides is left
+ * out. Returns a new object the caller owns. */
+json_object *compare_run_json(const struct compare_lane *lanes, int n);
 
 /* Whether a lane's samples agree with each other: 1 stable, 0 not, with
  * the reasons ("max/min 1.31 > 1.2", "the first sample is the slowest by

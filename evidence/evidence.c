@@ -250,58 +250,21 @@ static json_object *lane_summary_json(const struct evidence_lane *lane)
   return o;
 }
 
-static const struct evidence_lane *find_lane(const struct evidence_run *run,
-                                             const char *name)
-{
-  for (int i = 0; i < run->nlanes; i++)
-    if (strcmp(run->lanes[i].name, name) == 0)
-      return &run->lanes[i];
-  return NULL;
-}
-
-static void add_comparison(json_object *all, const struct evidence_lane *a,
-                           const struct evidence_lane *b)
-{
-  struct compare_result r;
-  json_object *o;
-  char key[160];
-
-  if (a == NULL || b == NULL || a == b || compare_lanes(a, b, &r) != 0)
-    return;
-  snprintf(key, sizeof(key), "%s vs %s", a->name, b->name);
-  o = json_object_new_object();
-  evidence_put(o, "lane", json_object_new_string(a->name));
-  evidence_put(o, "reference", json_object_new_string(b->name));
-  evidence_put(o, "ratio_of_medians", json_object_new_double(r.ratio));
-  evidence_put(o, "mann_whitney_u", json_object_new_double(r.u));
-  evidence_put(o, "p_value_exact", json_object_new_double(r.p));
-  evidence_put(o, "verdict", json_object_new_string(r.verdict));
-  evidence_put(all, key, o);
-}
-
-/* Each lane against c-c, and the same-runtime lanes against each other.
- * None for a smoke run: its timings are not evidence. */
+/* None for a smoke run: its timings are not evidence. */
 static json_object *comparisons_json(const struct evidence_run *run)
 {
-  const struct evidence_lane *ref = find_lane(run, EVIDENCE_REFERENCE_LANE);
+  struct compare_lane *lanes;
   json_object *all;
 
   if (!run->performance_claims)
     return NULL;
-  all = json_object_new_object();
+  lanes = calloc(run->nlanes > 0 ? (size_t)run->nlanes : 1, sizeof(*lanes));
+  if (lanes == NULL)
+    return NULL;
   for (int i = 0; i < run->nlanes; i++)
-    add_comparison(all, &run->lanes[i], ref);
-  for (int i = 0; i < run->nlanes; i++) {
-    const struct evidence_lane *a = &run->lanes[i];
-    if (strcmp(a->client_runtime, a->server_runtime) != 0)
-      continue;
-    for (int j = i + 1; j < run->nlanes; j++) {
-      const struct evidence_lane *b = &run->lanes[j];
-      if (strcmp(b->client_runtime, b->server_runtime) == 0 && a != ref &&
-          b != ref)
-        add_comparison(all, b, a);
-    }
-  }
+    compare_lane_of(&run->lanes[i], &lanes[i]);
+  all = compare_run_json(lanes, run->nlanes);
+  free(lanes);
   return all;
 }
 

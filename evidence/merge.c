@@ -112,29 +112,6 @@ static int lane_times(json_object *lane, double *out, int max)
   return n;
 }
 
-static void add_comparison(json_object *all, const char *name, json_object *a,
-                           const char *ref_name, json_object *b)
-{
-  double ta[COMPARE_MAX_SAMPLES], tb[COMPARE_MAX_SAMPLES];
-  int na = lane_times(a, ta, COMPARE_MAX_SAMPLES);
-  int nb = lane_times(b, tb, COMPARE_MAX_SAMPLES);
-  struct compare_result r;
-  json_object *o;
-  char key[300];
-
-  if (compare_times(ta, na, tb, nb, &r) != 0)
-    return;
-  snprintf(key, sizeof(key), "%s vs %s", name, ref_name);
-  o = json_object_new_object();
-  put(o, "lane", json_object_new_string(name));
-  put(o, "reference", json_object_new_string(ref_name));
-  put(o, "ratio_of_medians", json_object_new_double(r.ratio));
-  put(o, "mann_whitney_u", json_object_new_double(r.u));
-  put(o, "p_value_exact", json_object_new_double(r.p));
-  put(o, "verdict", json_object_new_string(r.verdict));
-  put(all, key, o);
-}
-
 static int same_runtime(json_object *lane)
 {
   json_object *c = merge_member(lane, "client_runtime");
@@ -145,36 +122,26 @@ static int same_runtime(json_object *lane)
 }
 
 /* The comparisons of a whole run, from its joined lanes: a shard compares
- * only the lanes it holds, so its own comparisons are not enough. The same
- * pairs as evidence.c writes: each lane against c-c, and the same-runtime
- * lanes against each other. */
+ * only the lanes it holds, so its own comparisons are not enough. The
+ * pairs are chosen by compare_run_json, as for a run being written. */
 static json_object *join_comparisons(json_object *lanes)
 {
-  json_object *all = json_object_new_object();
-  json_object *ref = merge_member(lanes, EVIDENCE_REFERENCE_LANE);
+  struct compare_lane *cl;
+  json_object *all;
+  int n = 0;
 
+  cl = calloc((size_t)json_object_object_length(lanes) + 1, sizeof(*cl));
+  if (cl == NULL)
+    return json_object_new_object();
   json_object_object_foreach(lanes, name, lane)
   {
-    if (ref != NULL && lane != ref)
-      add_comparison(all, name, lane, EVIDENCE_REFERENCE_LANE, ref);
+    cl[n].name = name;
+    cl[n].same_runtime = same_runtime(lane);
+    cl[n].ntimes = lane_times(lane, cl[n].times, COMPARE_MAX_SAMPLES);
+    n++;
   }
-  {
-    struct json_object_iterator i = json_object_iter_begin(lanes);
-    struct json_object_iterator end = json_object_iter_end(lanes);
-    for (; !json_object_iter_equal(&i, &end); json_object_iter_next(&i)) {
-      json_object *a = json_object_iter_peek_value(&i);
-      struct json_object_iterator j = i;
-      if (!same_runtime(a) || a == ref)
-        continue;
-      for (json_object_iter_next(&j); !json_object_iter_equal(&j, &end);
-           json_object_iter_next(&j)) {
-        json_object *b = json_object_iter_peek_value(&j);
-        if (same_runtime(b) && b != ref)
-          add_comparison(all, json_object_iter_peek_name(&j), b,
-                         json_object_iter_peek_name(&i), a);
-      }
-    }
-  }
+  all = compare_run_json(cl, n);
+  free(cl);
   return all;
 }
 
