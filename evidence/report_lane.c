@@ -8,23 +8,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
+#include "evidence/stats.h"
 
+/* The figures come from stats_figure_of, as the evidence's own summaries
+ * do, so a report computes a median exactly as the file it reads. */
 static void figure_of(double *v, int n, struct report_figure *f)
 {
+  struct stats_figure st;
+
   memset(f, 0, sizeof(*f));
   if (n <= 0)
     return;
-  qsort(v, (size_t)n, sizeof(double), cmp_double);
-  f->n = n;
+  stats_figure_of(v, n, &st);
+  f->n = st.n;
   f->have_range = 1;
-  f->min = v[0];
-  f->max = v[n - 1];
-  f->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+  f->min = st.min;
+  f->max = st.max;
+  f->median = st.median;
 }
 
 /* A summary's median when the samples gave no figure. */

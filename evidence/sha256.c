@@ -5,7 +5,7 @@
 #include <string.h>
 #include <openssl/evp.h>
 
-static void to_hex(const unsigned char *md, char hex[65])
+void sha256_hex(const unsigned char md[32], char hex[65])
 {
   static const char digits[] = "0123456789abcdef";
   for (int i = 0; i < 32; i++) {
@@ -23,7 +23,7 @@ int sha256_bytes(const void *data, size_t len, char hex[65])
   if (EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) != 1 ||
       mdlen != 32)
     return -1;
-  to_hex(md, hex);
+  sha256_hex(md, hex);
   return 0;
 }
 
@@ -47,7 +47,7 @@ int sha256_file(const char *path, char hex[65], char *err, size_t errlen)
       EVP_DigestUpdate(ctx, buf, n);
     if (!ferror(f) && EVP_DigestFinal_ex(ctx, md, &mdlen) == 1 &&
         mdlen == 32) {
-      to_hex(md, hex);
+      sha256_hex(md, hex);
       rc = 0;
     }
   }

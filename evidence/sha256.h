@@ -4,6 +4,9 @@
 
 #include <stddef.h>
 
+/* Writes a 32-byte digest as 64 lowercase hex digits and a NUL. */
+void sha256_hex(const unsigned char md[32], char hex[65]);
+
 /* Hashes the file at path into hex[65]. Returns 0, or -1 with a message
  * "<path>: <problem>" in err. */
 int sha256_file(const char *path, char hex[65], char *err, size_t errlen);

@@ -1,5 +1,6 @@
 #include "runner/package.h"
 
+#include "evidence/sha256.h"
 #include "runner/glob.h"
 
 #include <archive.h>
@@ -138,7 +139,6 @@ static la_int64_t source_seek(struct archive *a, void *data, la_int64_t offset,
 static int hash_file(struct package_source *s, char hex[65], const char *path,
                      char *err, size_t errlen)
 {
-  static const char digits[] = "0123456789abcdef";
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int mdlen = 0;
   EVP_MD_CTX *ctx = EVP_MD_CTX_new();
@@ -174,13 +174,8 @@ static int hash_file(struct package_source *s, char hex[65], const char *path,
   if (rc == 0 && (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen != 32))
     rc = fail(UV_EINVAL, err, errlen, path, "SHA-256 failed");
   EVP_MD_CTX_free(ctx);
-  if (rc == 0) {
-    for (unsigned i = 0; i < 32; i++) {
-      hex[2 * i] = digits[md[i] >> 4];
-      hex[2 * i + 1] = digits[md[i] & 15];
-    }
-    hex[64] = '\0';
-  }
+  if (rc == 0)
+    sha256_hex(md, hex);
   return rc;
 }
 
