@@ -291,14 +291,11 @@ void evidence_cleanliness(const struct evidence_run *run,
   }
 }
 
-static json_object *document(const struct evidence_run *run)
+/* What the run was: the tool, the mode, whether it is complete. */
+static void put_header(json_object *doc, const struct evidence_run *run)
 {
-  json_object *doc = json_object_new_object(), *o, *lanes;
-  struct evidence_cleanliness cl;
-  struct sanitize s;
-  char seed[32];
+  json_object *o;
 
-  sanitize_init(&s, run->root);
   evidence_put(doc, "schema_version", json_object_new_int(EVIDENCE_SCHEMA_VERSION));
   o = json_object_new_object();
   evidence_put(o, "name", json_object_new_string("crossrun"));
@@ -319,17 +316,25 @@ static json_object *document(const struct evidence_run *run)
                                           run->incomplete_reason)
                                     : NULL);
   evidence_put(doc, "started_at", json_object_new_string(run->started_at));
+}
 
-  o = json_object_new_object();
-  evidence_put(o, "os", json_object_new_string(run->machine.os));
-  evidence_put(o, "arch", json_object_new_string(run->machine.arch));
-  evidence_put(o, "kernel", json_object_new_string(run->machine.kernel));
-  evidence_put(o, "cpu_model", json_object_new_string(run->machine.cpu_model));
-  evidence_put(o, "logical_cpus", json_object_new_int(run->machine.logical_cpus));
-  evidence_put(o, "memory_bytes", evidence_int_or_null(run->machine.memory_bytes));
-  evidence_put(doc, "machine", o);
+static json_object *machine_json(const struct model_machine *m)
+{
+  json_object *o = json_object_new_object();
 
-  o = json_object_new_object();
+  evidence_put(o, "os", json_object_new_string(m->os));
+  evidence_put(o, "arch", json_object_new_string(m->arch));
+  evidence_put(o, "kernel", json_object_new_string(m->kernel));
+  evidence_put(o, "cpu_model", json_object_new_string(m->cpu_model));
+  evidence_put(o, "logical_cpus", json_object_new_int(m->logical_cpus));
+  evidence_put(o, "memory_bytes", evidence_int_or_null(m->memory_bytes));
+  return o;
+}
+
+static json_object *workload_json(const struct evidence_run *run)
+{
+  json_object *o = json_object_new_object();
+
   evidence_put(o, "name", json_object_new_string(run->workload_name));
   evidence_put(o, "warmup_round_trips", json_object_new_int64(
                                    (int64_t)run->workload.warmup));
@@ -338,27 +343,37 @@ static json_object *document(const struct evidence_run *run)
   evidence_put(o, "payload_bytes", json_object_new_int64(run->workload.payload_bytes));
   evidence_put(o, "max_in_flight", json_object_new_int64(run->workload.max_in_flight));
   evidence_put(o, "samples_per_lane", json_object_new_int(run->samples_per_lane));
-  evidence_put(doc, "workload", o);
+  return o;
+}
 
-  o = json_object_new_object();
+static json_object *settings_json(const struct evidence_run *run)
+{
+  const struct model_limits *l = &run->limits;
+  json_object *o = json_object_new_object();
+  char seed[32];
+
   snprintf(seed, sizeof(seed), "%" PRIu64, run->seed);
   evidence_put(o, "seed", json_object_new_string(seed));
   evidence_put(o, "host", json_object_new_string(run->host));
-  evidence_put(o, "ready_timeout_ms", json_object_new_int64(
-                                 (int64_t)run->limits.ready_timeout_ms));
-  evidence_put(o, "client_timeout_ms", json_object_new_int64(
-                                  (int64_t)run->limits.client_timeout_ms));
-  evidence_put(o, "exit_timeout_ms", json_object_new_int64(
-                                (int64_t)run->limits.exit_timeout_ms));
-  evidence_put(o, "kill_grace_ms", json_object_new_int64(
-                              (int64_t)run->limits.kill_grace_ms));
+  evidence_put(o, "ready_timeout_ms",
+               json_object_new_int64((int64_t)l->ready_timeout_ms));
+  evidence_put(o, "client_timeout_ms",
+               json_object_new_int64((int64_t)l->client_timeout_ms));
+  evidence_put(o, "exit_timeout_ms",
+               json_object_new_int64((int64_t)l->exit_timeout_ms));
+  evidence_put(o, "kill_grace_ms",
+               json_object_new_int64((int64_t)l->kill_grace_ms));
   evidence_put(o, "memory_sampling_interval_ms",
-      json_object_new_int64((int64_t)run->limits.tick_ms));
-  evidence_put(o, "stderr_kept_bytes", json_object_new_int64(
-                                  (int64_t)run->limits.stderr_limit));
-  evidence_put(doc, "settings", o);
+               json_object_new_int64((int64_t)l->tick_ms));
+  evidence_put(o, "stderr_kept_bytes",
+               json_object_new_int64((int64_t)l->stderr_limit));
+  return o;
+}
 
-  o = json_object_new_object();
+static json_object *methods_json(const struct evidence_run *run)
+{
+  json_object *o = json_object_new_object();
+
   evidence_put(o, "peak_rss", json_object_new_string(run->peak_rss_method));
   evidence_put(o, "sampled_rss", json_object_new_string(run->sampled_rss_method));
   evidence_put(o, "cpu", json_object_new_string(
@@ -368,59 +383,100 @@ static json_object *document(const struct evidence_run *run)
   evidence_put(o, "elapsed", json_object_new_string(
                         "the client's own monotonic clock over the measured "
                         "round trips only"));
-  evidence_put(doc, "methods", o);
+  return o;
+}
 
-  evidence_put(doc, "provenance", evidence_provenance_json(run, &s));
-  if (run->shard_count > 0) {
-    o = json_object_new_object();
-    evidence_put(o, "index", json_object_new_int(run->shard_index));
-    evidence_put(o, "count", json_object_new_int(run->shard_count));
-    evidence_put(o, "lanes_total", json_object_new_int(run->lanes_total));
-    evidence_put(doc, "shard", o);
-  } else {
-    evidence_put(doc, "shard", NULL);
-  }
-  evidence_put(doc, "runtimes", evidence_runtimes_json(run, &s));
-  o = json_object_new_array();
+/* NULL (null) when the run is not sharded. */
+static json_object *shard_json(const struct evidence_run *run)
+{
+  json_object *o;
+
+  if (run->shard_count <= 0)
+    return NULL;
+  o = json_object_new_object();
+  evidence_put(o, "index", json_object_new_int(run->shard_index));
+  evidence_put(o, "count", json_object_new_int(run->shard_count));
+  evidence_put(o, "lanes_total", json_object_new_int(run->lanes_total));
+  return o;
+}
+
+static json_object *matrix_files_json(const struct evidence_run *run,
+                                      const struct sanitize *s)
+{
+  json_object *o = json_object_new_array();
+
   for (int i = 0; i < run->nmatrix; i++)
-    json_object_array_add(o, evidence_text(&s, run->matrix_files[i]));
-  evidence_put(doc, "matrix_files", o);
+    json_object_array_add(o, evidence_text(s, run->matrix_files[i]));
+  return o;
+}
 
-  lanes = json_object_new_object();
-  for (int l = 0; l < run->nlanes; l++) {
-    const struct evidence_lane *lane = &run->lanes[l];
-    json_object *lo = json_object_new_object(), *samples;
-    evidence_put(lo, "client_runtime", json_object_new_string(lane->client_runtime));
-    evidence_put(lo, "server_runtime", json_object_new_string(lane->server_runtime));
-    evidence_put(lo, "unavailable_reason", lane->unavailable_reason
-                                      ? evidence_text(&s, lane->unavailable_reason)
+static json_object *lane_json(const struct evidence_run *run,
+                              const struct evidence_lane *lane,
+                              const struct sanitize *s)
+{
+  json_object *lo = json_object_new_object(), *samples;
+
+  evidence_put(lo, "client_runtime",
+               json_object_new_string(lane->client_runtime));
+  evidence_put(lo, "server_runtime",
+               json_object_new_string(lane->server_runtime));
+  evidence_put(lo, "unavailable_reason",
+               lane->unavailable_reason
+                   ? evidence_text(s, lane->unavailable_reason)
+                   : NULL);
+  evidence_put(lo, "error_reason",
+               lane->error_reason ? evidence_text(s, lane->error_reason)
+                                  : NULL);
+  evidence_put(lo, "expected_failure_reason",
+               lane->expected_failure ? evidence_text(s, lane->expected_failure)
                                       : NULL);
-    evidence_put(lo, "error_reason",
-        lane->error_reason ? evidence_text(&s, lane->error_reason) : NULL);
-    evidence_put(lo, "expected_failure_reason", lane->expected_failure
-                                           ? evidence_text(&s, lane->expected_failure)
-                                           : NULL);
-    evidence_put(lo, "summary", lane_summary_json(lane));
-    samples = json_object_new_array();
-    for (int i = 0; i < lane->nsamples; i++)
-      json_object_array_add(samples,
-                            sample_json(run, lane, &lane->samples[i], &s));
-    evidence_put(lo, "samples", samples);
-    evidence_put(lanes, lane->name, lo);
-  }
-  evidence_put(doc, "lanes", lanes);
+  evidence_put(lo, "summary", lane_summary_json(lane));
+  samples = json_object_new_array();
+  for (int i = 0; i < lane->nsamples; i++)
+    json_object_array_add(samples,
+                          sample_json(run, lane, &lane->samples[i], s));
+  evidence_put(lo, "samples", samples);
+  return lo;
+}
 
-  evidence_put(doc, "comparisons", comparisons_json(run));
+static json_object *cleanliness_json(const struct evidence_run *run)
+{
+  struct evidence_cleanliness cl;
+  json_object *o = json_object_new_object();
 
   evidence_cleanliness(run, &cl);
-  o = json_object_new_object();
   evidence_put(o, "pairs_started", json_object_new_int(cl.pairs_started));
   evidence_put(o, "natural_exits", json_object_new_int(cl.natural_exits));
   evidence_put(o, "processes_left", json_object_new_int(cl.processes_left));
   evidence_put(o, "sockets_left", json_object_new_int(cl.sockets_left));
   evidence_put(o, "forced_terminations", json_object_new_int(cl.forced_terminations));
   evidence_put(o, "temp_entries_left", json_object_new_int(cl.temp_entries_left));
-  evidence_put(doc, "cleanliness", o);
+  return o;
+}
+
+/* One section after another: json-c keeps the order keys are added in,
+ * and that is the order every reader of the file sees. */
+static json_object *document(const struct evidence_run *run)
+{
+  json_object *doc = json_object_new_object(), *lanes;
+  struct sanitize s;
+
+  sanitize_init(&s, run->root);
+  put_header(doc, run);
+  evidence_put(doc, "machine", machine_json(&run->machine));
+  evidence_put(doc, "workload", workload_json(run));
+  evidence_put(doc, "settings", settings_json(run));
+  evidence_put(doc, "methods", methods_json(run));
+  evidence_put(doc, "provenance", evidence_provenance_json(run, &s));
+  evidence_put(doc, "shard", shard_json(run));
+  evidence_put(doc, "runtimes", evidence_runtimes_json(run, &s));
+  evidence_put(doc, "matrix_files", matrix_files_json(run, &s));
+  lanes = json_object_new_object();
+  for (int l = 0; l < run->nlanes; l++)
+    evidence_put(lanes, run->lanes[l].name, lane_json(run, &run->lanes[l], &s));
+  evidence_put(doc, "lanes", lanes);
+  evidence_put(doc, "comparisons", comparisons_json(run));
+  evidence_put(doc, "cleanliness", cleanliness_json(run));
   sanitize_release(&s);
   return doc;
 }
