@@ -85,105 +85,156 @@ static int died_alone(const struct model_peer *p)
   return p->reaped && p->signal != 0 && !p->forced;
 }
 
-void verdict_decide(const struct verdict_input *in, struct model_sample *res)
+static void check_ready(const struct verdict_input *in,
+                        struct model_sample *res)
 {
-  struct model_peer *s = &res->server, *c = &res->client;
-  struct model_check_outcome *ck = res->checks;
-  char line[256];
+  struct model_check_outcome *ck = &res->checks[MODEL_CHECK_SERVER_READY];
 
-  ck[MODEL_CHECK_SERVER_READY].ran = s->started;
-  ck[MODEL_CHECK_SERVER_READY].passed = in->ready;
+  ck->ran = res->server.started;
+  ck->passed = in->ready;
   if (in->ready)
-    snprintf(ck[MODEL_CHECK_SERVER_READY].reason, sizeof(ck[0].reason),
-             "READY %d after %" PRIu64 " ms", res->port,
-             res->ready_ns / 1000000);
+    snprintf(ck->reason, sizeof(ck->reason), "READY %d after %" PRIu64 " ms",
+             res->port, res->ready_ns / 1000000);
   else
-    snprintf(ck[MODEL_CHECK_SERVER_READY].reason, sizeof(ck[0].reason), "%s",
+    snprintf(ck->reason, sizeof(ck->reason), "%s",
              in->ready_failed ? in->ready_msg : "server not started");
-  fill_exit_check(&ck[MODEL_CHECK_CLIENT_EXIT], c);
-  fill_exit_check(&ck[MODEL_CHECK_SERVER_EXIT], s);
+}
 
-  ck[MODEL_CHECK_CLIENT_RESULT].ran = exited_with(c, 0);
-  if (ck[MODEL_CHECK_CLIENT_RESULT].ran && res->have_result)
-    ck[MODEL_CHECK_CLIENT_RESULT].passed =
-        result_check(&res->result, in->workload, ck[MODEL_CHECK_CLIENT_RESULT].reason,
-                     sizeof(ck[0].reason)) == 0;
-  if (ck[MODEL_CHECK_CLIENT_RESULT].passed)
-    snprintf(ck[MODEL_CHECK_CLIENT_RESULT].reason, sizeof(ck[0].reason),
+static void check_result(const struct verdict_input *in,
+                         struct model_sample *res)
+{
+  struct model_check_outcome *ck = &res->checks[MODEL_CHECK_CLIENT_RESULT];
+
+  ck->ran = exited_with(&res->client, 0);
+  if (ck->ran && res->have_result)
+    ck->passed = result_check(&res->result, in->workload, ck->reason,
+                              sizeof(ck->reason)) == 0;
+  if (ck->passed)
+    snprintf(ck->reason, sizeof(ck->reason),
              "counts and wire bytes match the workload");
-  else if (!ck[MODEL_CHECK_CLIENT_RESULT].ran)
-    snprintf(ck[MODEL_CHECK_CLIENT_RESULT].reason, sizeof(ck[0].reason),
+  else if (!ck->ran)
+    snprintf(ck->reason, sizeof(ck->reason),
              "no result: the client did not exit with 0");
+}
 
-  res->status = MODEL_PASSED;
-  res->failure_stage = res->failure_reason = NULL;
-  res->message[0] = '\0';
+/* The runner's own errors: interrupted, or a peer it could not start.
+ * Returns 1 when one decided the sample. */
+static int decide_error(const struct verdict_input *in,
+                        struct model_sample *res)
+{
+  const struct model_peer *s = &res->server, *c = &res->client;
 
   if (in->interrupted) {
     res->status = MODEL_ERROR;
     res->failure_stage = "runner";
     res->failure_reason = "interrupted";
     snprintf(res->message, sizeof(res->message), "interrupted by a signal");
-    return;
+    return 1;
   }
   if (!s->started || (in->spawn_failed && !c->started && in->ready)) {
     res->status = MODEL_ERROR;
     res->failure_stage = s->started ? "client_start" : "server_start";
     res->failure_reason = "spawn_failed";
     snprintf(res->message, sizeof(res->message), "%s", in->spawn_msg);
+    return 1;
+  }
+  return 0;
+}
+
+/* A peer that exited with 127. Returns 1 when one decided the sample. */
+static int decide_unsupported(const struct verdict_input *in,
+                              struct model_sample *res)
+{
+  int client = exited_with(&res->client, EXIT_UNSUPPORTED);
+
+  if (!client && (in->ready || !exited_with(&res->server, EXIT_UNSUPPORTED)))
+    return 0;
+  res->status = MODEL_UNSUPPORTED;
+  res->failure_stage = client ? "client" : "server_ready";
+  res->failure_reason = "unsupported";
+  snprintf(res->message, sizeof(res->message),
+           "the %s exited with 127: not supported",
+           client ? "client" : "server");
+  return 1;
+}
+
+/* How a peer itself failed, client first: a protocol rejection it named,
+ * a signal it died of, its deadline. Returns 1 when one decided. */
+static int decide_peer_failure(struct model_sample *res)
+{
+  const struct model_peer *s = &res->server, *c = &res->client;
+  const struct model_check_outcome *ck = res->checks;
+  char line[256];
+
+  if (c->reaped && !c->forced && !clean_exit(c) &&
+      names_rejection(c, line, sizeof(line)))
+    fail(res, "client", "protocol_violation", "client: %s%s", line, "");
+  else if (s->reaped && !s->forced && !clean_exit(s) &&
+           names_rejection(s, line, sizeof(line)))
+    fail(res, "server", "protocol_violation", "server: %s%s", line, "");
+  else if (died_alone(c))
+    fail(res, "client", "signal", "client %s%s",
+         ck[MODEL_CHECK_CLIENT_EXIT].reason, "");
+  else if (died_alone(s))
+    fail(res, "server", "signal", "server %s%s",
+         ck[MODEL_CHECK_SERVER_EXIT].reason, "");
+  else if (c->timed_out)
+    fail(res, "client", "timeout_client", "client %s%s",
+         ck[MODEL_CHECK_CLIENT_EXIT].reason, "");
+  else if (s->timed_out)
+    fail(res, "server", "timeout_server",
+         "server %s (no exit after the client ended)%s",
+         ck[MODEL_CHECK_SERVER_EXIT].reason, "");
+  else
+    return 0;
+  return 1;
+}
+
+/* The remaining checks in rank order: the first that failed decides. */
+static const struct {
+  enum model_check check;
+  const char *stage;
+  const char *reason;
+  const char *prefix; /* of the message, before the check's reason */
+} ranked_checks[] = {
+    {MODEL_CHECK_CLIENT_EXIT, "client", "client_exit", "client "},
+    {MODEL_CHECK_SERVER_EXIT, "server", "server_exit", "server "},
+    {MODEL_CHECK_CLIENT_RESULT, "result", "result_mismatch", ""},
+    {MODEL_CHECK_NO_ORPHANS, "cleanup", "orphan_process", ""},
+    {MODEL_CHECK_PORT_FREE, "cleanup", "port_not_free", ""},
+    {MODEL_CHECK_TEMP_CLEAN, "cleanup", "temp_not_clean", ""},
+};
+
+static void decide_failed_check(struct model_sample *res)
+{
+  for (size_t i = 0; i < sizeof(ranked_checks) / sizeof(ranked_checks[0]);
+       i++) {
+    const struct model_check_outcome *ck = &res->checks[ranked_checks[i].check];
+    if (!ck->passed) {
+      fail(res, ranked_checks[i].stage, ranked_checks[i].reason, "%s%s",
+           ranked_checks[i].prefix, ck->reason);
+      return;
+    }
+  }
+}
+
+void verdict_decide(const struct verdict_input *in, struct model_sample *res)
+{
+  check_ready(in, res);
+  fill_exit_check(&res->checks[MODEL_CHECK_CLIENT_EXIT], &res->client);
+  fill_exit_check(&res->checks[MODEL_CHECK_SERVER_EXIT], &res->server);
+  check_result(in, res);
+
+  res->status = MODEL_PASSED;
+  res->failure_stage = res->failure_reason = NULL;
+  res->message[0] = '\0';
+  if (decide_error(in, res) || decide_unsupported(in, res))
+    return;
+  if (!in->ready) {
+    fail(res, "server_ready", "server_not_ready", "%s%s",
+         res->checks[MODEL_CHECK_SERVER_READY].reason, "");
     return;
   }
-  if ((!in->ready && exited_with(s, EXIT_UNSUPPORTED)) ||
-      exited_with(c, EXIT_UNSUPPORTED)) {
-    res->status = MODEL_UNSUPPORTED;
-    res->failure_stage = exited_with(c, EXIT_UNSUPPORTED) ? "client"
-                                                          : "server_ready";
-    res->failure_reason = "unsupported";
-    snprintf(res->message, sizeof(res->message),
-             "the %s exited with 127: not supported",
-             exited_with(c, EXIT_UNSUPPORTED) ? "client" : "server");
-    return;
-  }
-  if (!in->ready)
-    return fail(res, "server_ready", "server_not_ready", "%s%s",
-                ck[MODEL_CHECK_SERVER_READY].reason, "");
-  if (c->reaped && !c->forced && !clean_exit(c) && names_rejection(c, line,
-                                                                   sizeof(line)))
-    return fail(res, "client", "protocol_violation", "client: %s%s", line,
-                "");
-  if (s->reaped && !s->forced && !clean_exit(s) &&
-      names_rejection(s, line, sizeof(line)))
-    return fail(res, "server", "protocol_violation", "server: %s%s", line,
-                "");
-  if (died_alone(c))
-    return fail(res, "client", "signal", "client %s%s",
-                ck[MODEL_CHECK_CLIENT_EXIT].reason, "");
-  if (died_alone(s))
-    return fail(res, "server", "signal", "server %s%s",
-                ck[MODEL_CHECK_SERVER_EXIT].reason, "");
-  if (c->timed_out)
-    return fail(res, "client", "timeout_client", "client %s%s",
-                ck[MODEL_CHECK_CLIENT_EXIT].reason, "");
-  if (s->timed_out)
-    return fail(res, "server", "timeout_server",
-                "server %s (no exit after the client ended)%s",
-                ck[MODEL_CHECK_SERVER_EXIT].reason, "");
-  if (!ck[MODEL_CHECK_CLIENT_EXIT].passed)
-    return fail(res, "client", "client_exit", "client %s%s",
-                ck[MODEL_CHECK_CLIENT_EXIT].reason, "");
-  if (!ck[MODEL_CHECK_SERVER_EXIT].passed)
-    return fail(res, "server", "server_exit", "server %s%s",
-                ck[MODEL_CHECK_SERVER_EXIT].reason, "");
-  if (!ck[MODEL_CHECK_CLIENT_RESULT].passed)
-    return fail(res, "result", "result_mismatch", "%s%s",
-                ck[MODEL_CHECK_CLIENT_RESULT].reason, "");
-  if (!ck[MODEL_CHECK_NO_ORPHANS].passed)
-    return fail(res, "cleanup", "orphan_process", "%s%s",
-                ck[MODEL_CHECK_NO_ORPHANS].reason, "");
-  if (!ck[MODEL_CHECK_PORT_FREE].passed)
-    return fail(res, "cleanup", "port_not_free", "%s%s",
-                ck[MODEL_CHECK_PORT_FREE].reason, "");
-  if (!ck[MODEL_CHECK_TEMP_CLEAN].passed)
-    return fail(res, "cleanup", "temp_not_clean", "%s%s",
-                ck[MODEL_CHECK_TEMP_CLEAN].reason, "");
+  if (!decide_peer_failure(res))
+    decide_failed_check(res);
 }
