@@ -182,9 +182,9 @@ fuzz: fuzz-build
 	FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_RUNS=$(FUZZ_RUNS) \
 	  ./tests/fuzz/run $(FUZZ_HARNESSES)
 
-# The short bounded pass of CI.
+# The short bounded pass of CI (.ci/run): about 100 s for the runs.
 fuzz-smoke:
-	$(MAKE) fuzz FUZZ_SECONDS=10
+	$(MAKE) fuzz FUZZ_SECONDS=8
 
 # The file lists, the tools and their pinned versions are in ci/style.sh.
 style:
@@ -204,7 +204,7 @@ help:
 	@echo "make style    format the C sources with clang-format"
 	@echo "make check-style  check the formatting; lint scripts, workflows, lanes"
 	@echo "make fuzz     build the fuzz harnesses with clang and run each for"
-	@echo "              FUZZ_SECONDS (60; make fuzz-smoke: 10)"
+	@echo "              FUZZ_SECONDS (60; make fuzz-smoke: 8)"
 	@echo "make clean    remove build outputs"
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
