@@ -56,7 +56,13 @@ void commands_usage(FILE *f)
 /* "unknown command 'x' (expected quick, run, ... or validate; ...)" */
 static int unknown_command(const char *name, FILE *err)
 {
-  fprintf(err, "crossrun: unknown command '%s' (expected", name);
+  fprintf(err, "crossrun: unknown command '%s'", name);
+  for (const struct command *c = commands; c->name != NULL; c++)
+    if (options_near(name, c->name)) {
+      fprintf(err, "; did you mean '%s'?", c->name);
+      break;
+    }
+  fputs(" (expected", err);
   for (const struct command *c = commands; c->name != NULL; c++)
     fprintf(err, "%s %s",
             c == commands ? ""

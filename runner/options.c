@@ -34,6 +34,11 @@ static int within_edits(const char *a, const char *b, int k)
          within_edits(a + 1, b + 1, k - 1);
 }
 
+int options_near(const char *typed, const char *name)
+{
+  return within_edits(typed, name, strlen(typed) > 3 ? 2 : 1);
+}
+
 static int unknown_option(const struct options_entry *opts, const char *arg,
                           size_t len, char *err, size_t errlen)
 {
@@ -42,7 +47,7 @@ static int unknown_option(const struct options_entry *opts, const char *arg,
   snprintf(name, sizeof(name), "%.*s", (int)len, arg);
   for (const struct options_entry *o = opts; o->kind; o++)
     if (o->long_name != NULL && strncmp(name, "--", 2) == 0 &&
-        within_edits(name + 2, o->long_name, strlen(name) > 5 ? 2 : 1)) {
+        options_near(name + 2, o->long_name)) {
       snprintf(err, errlen, "unknown option '%s'; did you mean '--%s'?", name,
                o->long_name);
       return -1;

@@ -159,6 +159,10 @@ int options_list_set(struct options_list *list, const char *text, char *err,
 void options_usage(const struct options_command *cmd,
                    const struct options_entry *opts, FILE *f);
 
+/* Whether typed is a likely misspelling of name (an edit or two away),
+ * for a "did you mean" hint. */
+int options_near(const char *typed, const char *name);
+
 /* Writes "crossrun CMD: <message> (see crossrun CMD --help)" and a
  * newline to f: how every command reports bad usage. */
 void options_error(FILE *f, const struct options_command *cmd, const char *fmt,
