@@ -31,10 +31,15 @@ c_files() {
     -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null | LC_ALL=C sort
 }
 
+# Every sh or bash script (by its #! line) of CI, the tests, the benchmark
+# and the C lane.
 shell_scripts() {
-  for f in ci/deps ci/*.sh .ci/run tests/run bench/run lanes/c/package.sh; do
-    [ -f "$f" ] && echo "$f"
-  done
+  find ci .ci tests bench lanes/c -type f 2>/dev/null | LC_ALL=C sort |
+    while read -r f; do
+      case $(head -n 1 "$f") in
+        '#!'*sh*) echo "$f" ;;
+      esac
+    done
 }
 
 fail() {
