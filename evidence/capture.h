@@ -19,7 +19,10 @@ struct capture {
   uint64_t total;    /* every byte the stream delivered */
 };
 
+/* clang-format 14 lays out a macro that is a braced list as a block. */
+/* clang-format off */
 #define CAPTURE_INIT {NULL, 0, 0, 0, 0, 0}
+/* clang-format on */
 
 /* Allocates the buffer. limit must be at least 2. Returns 0 or -ENOMEM. */
 int capture_alloc(struct capture *c, size_t limit);

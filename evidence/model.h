@@ -62,7 +62,10 @@ struct model_limits {
   size_t stderr_limit;        /* bytes of each peer's stderr kept */
 };
 
+/* clang-format 14 lays out a macro that is a braced list as a block. */
+/* clang-format off */
 #define MODEL_LIMITS_DEFAULT {10000, 120000, 5000, 1000, 5, 16384}
+/* clang-format on */
 
 /* The client's result line (lanes/README.md), as parsed. */
 struct model_client_result {

@@ -12,7 +12,10 @@ struct field {
   size_t offset;
 };
 
+/* clang-format 14 lays out a macro that is a braced list as a block. */
+/* clang-format off */
 #define FIELD(name) {#name, offsetof(struct model_client_result, name)}
+/* clang-format on */
 static const struct field fields[] = {
     FIELD(round_trips),     FIELD(warmup_round_trips), FIELD(payload_bytes),
     FIELD(max_in_flight),   FIELD(frames_sent),        FIELD(frames_received),
