@@ -4,8 +4,8 @@
  * Properties: the text rules accept exactly the bytes that are UTF-8 with
  * no NUL (checked against this harness's own decoder), and name the first
  * byte that breaks them; a document the parser accepts is such text,
- * prints as UTF-8, and reads back as the same document; a refusal is one
- * ended line. */
+ * prints as UTF-8, and reads back as a document that prints the same; a
+ * refusal is one ended line. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,8 +50,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                "a document read prints as something that is not UTF-8");
     FUZZ_CHECK(json_read_parse(printed, len, &again, err, sizeof(err)) == 0,
                "a document read does not read back from its printed form");
-    FUZZ_CHECK(json_object_equal(doc, again),
-               "a document read back differs from itself");
+    /* Printed forms, not json_object_equal: NaN, which the reader leaves
+     * to its callers to refuse with the member's name, is not equal to
+     * itself. */
+    FUZZ_CHECK(
+        strcmp(json_object_to_json_string_ext(again, JSON_C_TO_STRING_PLAIN),
+               printed) == 0,
+        "a document read back prints differently");
   }
   json_object_put(again);
   json_object_put(doc);
