@@ -61,8 +61,10 @@ else
 endif
 LANE_C_COMMON := $(filter-out lanes/c/client.c lanes/c/server.c,$(wildcard lanes/c/*.c))
 TEST_SRC := $(wildcard tests/test_*.c)
-# Helpers the test programs share (tests/lib_*.c), linked into each.
+# Helpers the test programs share (tests/lib_*.c), in one archive from
+# which each program links the helpers it uses and only those.
 TEST_LIB_SRC := $(wildcard tests/lib_*.c)
+TEST_LIB := $(BUILD)/tests/libtests.a
 FIXTURE_SRC := tests/fixture.c $(wildcard tests/fixture_*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -111,17 +113,23 @@ $(BUILD)/bench/baseline: $(call obj,bench/baseline.c $(PROTOCOL_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^
 
+$(TEST_LIB): $(call obj,$(TEST_LIB_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
 # Tests of the protocol and the lanes (test_codec*, test_lane_c*) link the
-# codec only, so tests/lib_*.c may use nothing more; the runner's tests
-# (test_runner_*, test_evidence_*, test_platform_*) link the whole core.
+# codec only, so the helpers they use may use nothing more; the runner's
+# tests (test_runner_*, test_evidence_*, test_platform_*) link the whole
+# core.
 CODEC_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,\
     $(wildcard tests/test_codec*.c tests/test_lane_c*.c))
-$(CODEC_TESTS): $(BUILD)/tests/test_%: \
-    $(call obj,tests/test_%.c $(PROTOCOL_SRC) $(TEST_LIB_SRC))
+$(CODEC_TESTS): $(BUILD)/tests/test_%: $(call obj,tests/test_%.c) \
+    $(TEST_LIB) $(call obj,$(PROTOCOL_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
 
-$(BUILD)/tests/test_%: $(call obj,tests/test_%.c $(TEST_LIB_SRC)) $(CORE_OBJ)
+$(BUILD)/tests/test_%: $(call obj,tests/test_%.c) $(TEST_LIB) $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
 
