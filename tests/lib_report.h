@@ -1,0 +1,71 @@
+/* The fixture of the report tests (test_report*.c): real evidence written
+ * by `crossrun quick` and `crossrun run --samples 3` in a fresh folder,
+ * and a merged document of three platforms made from the latter, with a
+ * failed lane whose name and message carry markup, quotes, control
+ * characters and bytes that are not UTF-8; and the helpers that start
+ * programs (a browser, Python) with their output in that folder. */
+#ifndef CROSSRUN_TESTS_LIB_REPORT_H
+#define CROSSRUN_TESTS_LIB_REPORT_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* A lane name and a message that would run a script, break an attribute,
+ * an entity, or an XML parser if anything reached the output raw. */
+#define RTEST_EVIL_LANE "x<script>alert(1)</script>&\"'\x01\x1b-c"
+#define RTEST_EVIL_MESSAGE                                                     \
+  "wrong_sequence <script>alert(\"m\")</script> & 'q' \x01\x07\x1b[31m "       \
+  "\xef\xbf\xbe\xef\xbf\xbf ]]> end"
+
+extern char rtest_dir[512];       /* the folder */
+extern char rtest_build[512];     /* $BUILD */
+extern char rtest_crossrun[1024]; /* $BUILD/crossrun */
+extern char rtest_outdir[1024];   /* $BUILD/test-output: kept files */
+
+struct rtest_evidence {
+  char quick[1100];  /* crossrun quick's evidence */
+  char full[1100];   /* crossrun run --samples 3's */
+  char merged[1100]; /* three platforms made from full */
+  json_object *full_doc;
+  double cc_median; /* full's c-c median ns per round trip */
+};
+
+/* Makes the folder, runs crossrun quick (when with_quick) and crossrun
+ * run, and makes the merged document: a TAP check for each. Returns 0,
+ * or -1 when the folder could not be made. */
+int rtest_setup(struct rtest_evidence *e, int with_quick);
+
+/* Puts full_doc, kills what is left of our processes, removes the
+ * folder. */
+void rtest_teardown(struct rtest_evidence *e);
+
+void rtest_sleep_ms(long ms);
+
+/* The path of name in the folder (one of 8 rotating buffers). */
+const char *rtest_in_dir(const char *name);
+
+/* A whole file, NUL-terminated (the caller frees), its length in *len
+ * when len is not NULL; NULL when it cannot be read. */
+char *rtest_slurp(const char *path, size_t *len);
+
+/* How many times needle occurs in hay, overlaps included. */
+int rtest_count(const char *hay, const char *needle);
+
+/* Starts argv in its own process group with stdout and stderr to files
+ * and env added to the environment. Returns the pid, or -1. */
+pid_t rtest_start(const char *const *argv, const char *out, const char *err,
+                  const char *const *env);
+
+/* Waits for pid at most seconds, then kills its whole group on every path
+ * (a browser leaves helpers behind). Exit code, 128+N for a signal, or -1
+ * on timeout. */
+int rtest_finish(pid_t pid, double seconds);
+
+/* Processes that name the folder on their command line (a browser's
+ * crash handler starts a session of its own, outside the group): how
+ * many there are, and killing them by their id. Where /proc exists. */
+int rtest_count_ours(void);
+void rtest_kill_ours(void);
+
+#endif
