@@ -61,6 +61,13 @@ static void sample_good(struct model_sample *res, struct verdict_input *in)
   }
 }
 
+/* A peer that was never started (its stderr capture freed). */
+static void peer_not_started(struct model_peer *p)
+{
+  capture_release(&p->err);
+  memset(p, 0, sizeof(*p));
+}
+
 static void sample_done(struct model_sample *res)
 {
   capture_release(&res->server.err);
@@ -100,10 +107,11 @@ static void test_passed(void)
   for (int i = 0; i < MODEL_CHECK_COUNT; i++)
     TAP_OK(res.checks[i].ran && res.checks[i].passed, "%s ran and passed",
            model_check_name((enum model_check)i));
-  TAP_EQ_STR(res.checks[MODEL_CHECK_SERVER_READY].reason, "READY 40123 after 7 ms",
+  TAP_EQ_STR(res.checks[MODEL_CHECK_SERVER_READY].reason,
+             "READY 40123 after 7 ms",
              "server_ready names the port and the time to READY");
-  TAP_EQ_STR(res.checks[MODEL_CHECK_CLIENT_EXIT].reason, "exited by itself with 0",
-             "client_exit says how it ended");
+  TAP_EQ_STR(res.checks[MODEL_CHECK_CLIENT_EXIT].reason,
+             "exited by itself with 0", "client_exit says how it ended");
   TAP_EQ_STR(res.checks[MODEL_CHECK_CLIENT_RESULT].reason,
              "counts and wire bytes match the workload",
              "client_result says what matched");
@@ -134,8 +142,8 @@ static void test_errors(void)
   sample_done(&res);
 
   sample_good(&res, &in);
-  memset(&res.server, 0, sizeof(res.server));
-  memset(&res.client, 0, sizeof(res.client));
+  peer_not_started(&res.server);
+  peer_not_started(&res.client);
   in.ready = 0;
   in.spawn_failed = 1;
   in.spawn_msg = "cannot run 'nope': no such file or directory";
@@ -154,7 +162,7 @@ static void test_errors(void)
   sample_done(&res);
 
   sample_good(&res, &in);
-  memset(&res.client, 0, sizeof(res.client));
+  peer_not_started(&res.client);
   res.have_result = 0;
   in.spawn_failed = 1;
   in.spawn_msg = "cannot run the client";
@@ -329,7 +337,8 @@ static void test_exits(void)
          "client_exit");
   TAP_EQ_STR(res.message, "client exited with 2: usage: client HOST PORT",
              "client_exit: code and first line");
-  TAP_OK(!res.checks[MODEL_CHECK_CLIENT_RESULT].ran, "no result check without 0");
+  TAP_OK(!res.checks[MODEL_CHECK_CLIENT_RESULT].ran,
+         "no result check without 0");
   TAP_EQ_STR(res.checks[MODEL_CHECK_CLIENT_RESULT].reason,
              "no result: the client did not exit with 0",
              "client_result: why it did not run");
@@ -368,8 +377,7 @@ static void test_result_and_cleanup(void)
   sample_good(&res, &in);
   res.result.frames_sent++;
   cleanup_failed(&res, MODEL_CHECK_NO_ORPHANS, "pid 99 left running");
-  expect("a wrong count", &res, &in, MODEL_FAILED, "result",
-         "result_mismatch");
+  expect("a wrong count", &res, &in, MODEL_FAILED, "result", "result_mismatch");
   TAP_HAS_STR(res.message, "frames_sent", "the field is named");
   TAP_OK(res.checks[MODEL_CHECK_CLIENT_RESULT].ran &&
              !res.checks[MODEL_CHECK_CLIENT_RESULT].passed,
