@@ -40,8 +40,8 @@ static int sri_sha512(const char *path, char *out, size_t outlen)
 
 /* ---- npm ----------------------------------------------------------------- */
 
-static const struct model_package_entry *find_entry(const struct model_package_info *p,
-                                              const char *path)
+static const struct model_package_entry *
+find_entry(const struct model_package_info *p, const char *path)
 {
   for (int i = 0; i < p->nentries; i++)
     if (strcmp(p->entries[i].path, path) == 0)
@@ -141,7 +141,8 @@ static int64_t json_int(json_object *obj, const char *key)
 }
 
 /* Compares a measured .tgz with one package of npm's pack report. */
-static void compare_with_npm(const char *label, const struct model_package_info *p,
+static void compare_with_npm(const char *label,
+                             const struct model_package_info *p,
                              json_object *pack)
 {
   json_object *files = NULL;
@@ -187,7 +188,8 @@ static void compare_with_npm(const char *label, const struct model_package_info 
 
 /* Packs into a new folder; measures the tarball. Returns 0 or -1. */
 static int pack_once(const char *lane_dir, char **env, const char *dest_name,
-                     struct model_package_info *p, json_object **report, int *missing)
+                     struct model_package_info *p, json_object **report,
+                     int *missing)
 {
   char dest[SCRATCH_PATH_CAP], found[SCRATCH_PATH_CAP], err[512];
   const char *argv[] = {"npm", "pack", "--json", "--pack-destination",
@@ -224,7 +226,8 @@ static void test_npm(void)
 {
   const char *root = getenv("CROSSRUN_ROOT");
   const char *dry_argv[] = {"npm", "pack", "--dry-run", "--json", NULL};
-  struct model_package_info first = MODEL_PACKAGE_INFO_INIT, second = MODEL_PACKAGE_INFO_INIT;
+  struct model_package_info first = MODEL_PACKAGE_INFO_INIT,
+                            second = MODEL_PACKAGE_INFO_INIT;
   json_object *report1 = NULL, *report2 = NULL, *dry = NULL;
   char lane_dir[SCRATCH_PATH_CAP], manifest[SCRATCH_PATH_CAP],
       cache[SCRATCH_PATH_CAP];
