@@ -52,7 +52,7 @@ endif
 
 PROTOCOL_SRC := $(wildcard protocol/*.c)
 RUNNER_SRC := $(filter-out runner/main.c,$(wildcard runner/*.c))
-EVIDENCE_SRC := $(wildcard evidence/*.c)
+EVIDENCE_SRC := $(wildcard evidence/*/*.c)
 PLATFORM_SRC := platforms/$(PLATFORM).c
 ifneq ($(PLATFORM),windows)
   PLATFORM_SRC += platforms/posix.c

@@ -16,7 +16,7 @@
  * includes nothing above libc, so depending on it keeps this layer free
  * of the runner, and a second copy of each struct (with a field-by-field
  * copy in the runner to keep in step) would buy nothing. */
-#include "evidence/model.h"
+#include "evidence/model/model.h"
 
 /* What a peer is started with. argv[0] is the program's path; env holds
  * "NAME=value" entries that are added to (or replace) the coordinator's

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence/merge.h"
+#include "evidence/merge/merge.h"
 #include "runner/options.h"
 #include "runner/run.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <uv.h>
 
-#include "evidence/report.h"
+#include "evidence/report/report.h"
 #include "runner/options.h"
 #include "runner/run.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <uv.h>
 
-#include "evidence/validate.h"
+#include "evidence/schema/validate.h"
 #include "runner/options.h"
 #include "runner/run.h"
 

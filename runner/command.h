@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "evidence/capture.h"
+#include "evidence/model/capture.h"
 
 struct command_result {
   int exited;    /* exited by itself: exit_code is valid */

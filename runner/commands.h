@@ -48,7 +48,7 @@ int cmd_record(int argc, char **argv, FILE *out, FILE *err);
 int cmd_report(int argc, char **argv, FILE *out, FILE *err);
 
 /* `crossrun merge [--require OSES] [--pinned RUNTIMES] [--allow-rehearsal]
- * --out FILE FILES...`: checks record evidence files (evidence/merge.h
+ * --out FILE FILES...`: checks record evidence files (evidence/merge/merge.h
  * says what is refused), joins each OS's shards and writes one merged
  * document to FILE atomically, printing a one-line summary. --require
  * defaults to linux,macos,windows; --pinned names the runtimes whose

@@ -7,7 +7,7 @@
 #include <uv.h>
 #include <yaml.h>
 
-#include "evidence/utf8.h"
+#include "evidence/base/utf8.h"
 
 struct loader {
   const char *path; /* as the user named it, for messages */

@@ -5,13 +5,13 @@
 
 #include <stddef.h>
 
-#include "evidence/json_read.h"
+#include "evidence/base/json_read.h"
 #include "runner/lanes.h"
 
 /* Reads path and merges it into l: a runtime or workload of the same name
  * replaces the one l had, others are added. Relative paths of its runtimes
  * resolve from the file's own folder. The file is read as every input is
- * (evidence/json_read.h): at most JSON_READ_MATRIX_MAX_BYTES, valid UTF-8,
+ * (evidence/base/json_read.h): at most JSON_READ_MATRIX_MAX_BYTES, valid UTF-8,
  * no NUL byte. On failure l is unchanged and err holds one line
  * "FILE:LINE:COLUMN: what was expected" (LINE and COLUMN 1-based), or
  * "FILE: <problem>" when the file cannot be read or is too large. Returns

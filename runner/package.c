@@ -1,6 +1,6 @@
 #include "runner/package.h"
 
-#include "evidence/sha256.h"
+#include "evidence/base/sha256.h"
 #include "runner/glob.h"
 
 #include <archive.h>

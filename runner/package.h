@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "evidence/model.h"
+#include "evidence/model/model.h"
 
 /* Bounds on what one artifact may hold; past them measuring fails. */
 #define PACKAGE_MAX_ENTRIES 100000                    /* entries of any type */

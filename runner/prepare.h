@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "evidence/model.h"
+#include "evidence/model/model.h"
 #include "runner/lanes.h"
 #include "runner/package.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <uv.h>
 
-#include "evidence/sha256.h"
+#include "evidence/base/sha256.h"
 #include "runner/run.h"
 #include "runner/summary.h"
 #include "runner/command.h"

@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "evidence/evidence.h"
+#include "evidence/write/evidence.h"
 #include "runner/cli.h"
 #include "runner/expect.h"
 #include "runner/lanes.h"

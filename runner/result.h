@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "evidence/model.h"
+#include "evidence/model/model.h"
 #include "protocol/codec.h"
 
 #define RESULT_LINE_MAX 65536

@@ -8,8 +8,8 @@
 #include <time.h>
 #include <uv.h>
 
-#include "evidence/evidence.h"
-#include "evidence/stats.h"
+#include "evidence/write/evidence.h"
+#include "evidence/write/stats.h"
 #include "platforms/platform.h"
 #include "runner/command.h"
 #include "runner/expect.h"

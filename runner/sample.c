@@ -10,7 +10,7 @@
 #include <string.h>
 #include <uv.h>
 
-#include "evidence/capture.h"
+#include "evidence/model/capture.h"
 #include "platforms/platform.h"
 #include "runner/pipe_watch.h"
 #include "runner/result.h"

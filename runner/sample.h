@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "evidence/model.h"
+#include "evidence/model/model.h"
 #include "protocol/codec.h"
 
 struct sample_spec {

@@ -3,8 +3,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "evidence/compare.h"
-#include "evidence/stats.h"
+#include "evidence/write/compare.h"
+#include "evidence/write/stats.h"
 
 static void mib(char *out, size_t len, double bytes, int n)
 {

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "evidence/evidence.h"
+#include "evidence/write/evidence.h"
 
 void summary_print(FILE *f, const struct evidence_run *run);
 

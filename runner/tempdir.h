@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "evidence/model.h"
+#include "evidence/model/model.h"
 
 #define TEMPDIR_PATH_MAX 4096
 

@@ -5,7 +5,7 @@
 #define CROSSRUN_RUNNER_VERDICT_H
 
 #include "protocol/codec.h"
-#include "evidence/model.h"
+#include "evidence/model/model.h"
 
 struct verdict_input {
   int ready;

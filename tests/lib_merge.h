@@ -8,7 +8,7 @@
 #include <json-c/json.h>
 #include <stddef.h>
 
-#include "evidence/merge.h"
+#include "evidence/merge/merge.h"
 
 #define MTEST_COMMIT "0123456789abcdef0123456789abcdef01234567"
 #define MTEST_OTHER_COMMIT "fedcba9876543210fedcba9876543210fedcba98"

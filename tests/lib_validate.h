@@ -6,7 +6,7 @@
 #include <json-c/json.h>
 #include <stddef.h>
 
-#include "evidence/validate.h"
+#include "evidence/schema/validate.h"
 
 /* Whether a message of e contains needle. */
 int vtest_has_error(const struct validate_errors *e, const char *needle);

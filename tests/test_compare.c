@@ -5,8 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "evidence/compare.h"
-#include "evidence/evidence.h"
+#include "evidence/write/compare.h"
+#include "evidence/write/evidence.h"
 #include "tests/tap.h"
 
 #define NSAMPLES 8

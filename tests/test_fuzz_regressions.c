@@ -6,7 +6,7 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "evidence/validate.h"
+#include "evidence/schema/validate.h"
 #include "runner/expect.h"
 #include "runner/lanes.h"
 #include "runner/matrix.h"

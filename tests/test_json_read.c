@@ -1,6 +1,6 @@
 /* Direct tests of the input readers' modules: the one UTF-8 decoder
- * (evidence/utf8.h), the bounded buffer (evidence/dynbuf.h) and the one
- * reader of input documents (evidence/json_read.h), and that validate,
+ * (evidence/base/utf8.h), the bounded buffer (evidence/base/dynbuf.h) and the one
+ * reader of input documents (evidence/base/json_read.h), and that validate,
  * merge and report give the same answer for the same bad file. */
 #include <stdint.h>
 #include <stdio.h>
@@ -8,12 +8,12 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-#include "evidence/dynbuf.h"
-#include "evidence/json_read.h"
-#include "evidence/merge.h"
-#include "evidence/report.h"
-#include "evidence/utf8.h"
-#include "evidence/validate.h"
+#include "evidence/base/dynbuf.h"
+#include "evidence/base/json_read.h"
+#include "evidence/merge/merge.h"
+#include "evidence/report/report.h"
+#include "evidence/base/utf8.h"
+#include "evidence/schema/validate.h"
 #include "tests/tap.h"
 
 /* A file of the bytes of a string literal, its NUL bytes included. */

@@ -9,8 +9,8 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-#include "evidence/merge.h"
-#include "evidence/sha256.h"
+#include "evidence/merge/merge.h"
+#include "evidence/base/sha256.h"
 #include "tests/lib_json.h"
 #include "tests/lib_merge.h"
 #include "tests/tap.h"

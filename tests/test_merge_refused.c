@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-#include "evidence/merge.h"
+#include "evidence/merge/merge.h"
 #include "runner/commands.h"
 #include "tests/lib_json.h"
 #include "tests/lib_merge.h"

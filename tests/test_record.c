@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-#include "evidence/sha256.h"
+#include "evidence/base/sha256.h"
 #include "tests/lib_json.h"
 #include "tests/tap.h"
 

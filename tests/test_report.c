@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-#include "evidence/report.h"
+#include "evidence/report/report.h"
 #include "tests/lib_json.h"
 #include "tests/lib_report.h"
 #include "tests/tap.h"

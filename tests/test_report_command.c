@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-#include "evidence/json_read.h"
-#include "evidence/report.h"
+#include "evidence/base/json_read.h"
+#include "evidence/report/report.h"
 #include "runner/commands.h"
 #include "tests/lib_json.h"
 #include "tests/lib_report.h"

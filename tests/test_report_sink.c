@@ -1,4 +1,4 @@
-/* The report's sections against a sink (evidence/report_sink.h): a sink
+/* The report's sections against a sink (evidence/report/report_sink.h): a sink
  * that records each call shows what every format is given, in which
  * order, and that a sink without charts is never asked for one; the
  * Markdown sink's output of a small document is checked line by line. */
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence/report.h"
-#include "evidence/report_sink.h"
+#include "evidence/report/report.h"
+#include "evidence/report/report_sink.h"
 #include "tests/tap.h"
 
 /* A document of one platform: a lane with a failed sample, a package,

@@ -2,10 +2,10 @@
  * line, the client's result line, summaries, and scrubbing of evidence. */
 #include <string.h>
 
-#include "evidence/compare.h"
-#include "evidence/sanitize.h"
-#include "evidence/stats.h"
-#include "evidence/capture.h"
+#include "evidence/write/compare.h"
+#include "evidence/write/sanitize.h"
+#include "evidence/write/stats.h"
+#include "evidence/model/capture.h"
 #include "runner/cli.h"
 #include "runner/glob.h"
 #include "runner/lanes.h"

@@ -1,4 +1,4 @@
-/* The evidence scrubber's path shortening (evidence/sanitize.c) on what a
+/* The evidence scrubber's path shortening (evidence/write/sanitize.c) on what a
  * hostile or merely unusual peer can print: short and degenerate absolute
  * paths, MSYS-style drive paths, paths at the very end of the output
  * buffer, and paths far longer than it. Run under ASan (make test
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence/sanitize.h"
+#include "evidence/write/sanitize.h"
 #include "tests/tap.h"
 
 static struct sanitize rules;

@@ -1,7 +1,7 @@
 /* evidence/validate against the JSON Schema Test Suite
  * (github.com/json-schema-org/JSON-Schema-Test-Suite; Debian's
  * json-schema-test-suite installs it): every test group of the newest draft
- * installed whose schema uses only the keywords evidence/validate.h
+ * installed whose schema uses only the keywords evidence/schema/validate.h
  * supports, each test's document validated and the suite's verdict
  * asserted. A group that uses any other keyword is skipped and counted by
  * that keyword; a test where the validator departs from the suite on
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "evidence/validate.h"
+#include "evidence/schema/validate.h"
 #include "tests/tap.h"
 
 /* Where packages install the suite's tests folder. */

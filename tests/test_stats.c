@@ -4,8 +4,8 @@
  * ranking. */
 #include <string.h>
 
-#include "evidence/evidence.h"
-#include "evidence/stats.h"
+#include "evidence/write/evidence.h"
+#include "evidence/write/stats.h"
 #include "tests/tap.h"
 
 #define NSAMPLES 8

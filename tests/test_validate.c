@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "evidence/json_read.h"
-#include "evidence/validate.h"
+#include "evidence/base/json_read.h"
+#include "evidence/schema/validate.h"
 #include "runner/commands.h"
 #include "tests/lib_validate.h"
 #include "tests/tap.h"

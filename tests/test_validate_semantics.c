@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "evidence/validate.h"
+#include "evidence/schema/validate.h"
 #include "tests/lib_validate.h"
 #include "tests/tap.h"
 

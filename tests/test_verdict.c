@@ -8,7 +8,7 @@
 
 #include "platforms/platform.h"
 #include "protocol/codec.h"
-#include "evidence/capture.h"
+#include "evidence/model/capture.h"
 #include "runner/verdict.h"
 #include "tests/tap.h"
 

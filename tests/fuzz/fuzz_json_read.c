@@ -1,5 +1,5 @@
 /* The one reader of the JSON documents crossrun is given
- * (evidence/json_read.c): its text rules and its parser, on any bytes.
+ * (evidence/base/json_read.c): its text rules and its parser, on any bytes.
  *
  * Properties: the text rules accept exactly the bytes that are UTF-8 with
  * no NUL (checked against this harness's own decoder), and name the first
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence/json_read.h"
+#include "evidence/base/json_read.h"
 #include "tests/fuzz/fuzz.h"
 
 static int text_ok(const char *s, size_t len)

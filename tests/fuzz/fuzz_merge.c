@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence/merge.h"
+#include "evidence/merge/merge.h"
 #include "tests/fuzz/fuzz.h"
 
 #define SEPARATOR "\n--8<--\n"

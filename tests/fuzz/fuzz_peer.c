@@ -18,8 +18,8 @@
  * verdict ends within its buffer, and scrubbed, is valid UTF-8. */
 #include "runner/sample.c"
 
-#include "evidence/evidence_json.h"
-#include "evidence/sanitize.h"
+#include "evidence/write/evidence_json.h"
+#include "evidence/write/sanitize.h"
 #include "tests/fuzz/fuzz.h"
 
 static struct sample_exec x;

@@ -1,4 +1,4 @@
-/* `crossrun report` on an evidence document (evidence/report_model.c and
+/* `crossrun report` on an evidence document (evidence/report/report_model.c and
  * the readers it uses), then every renderer on what was read: Markdown,
  * HTML and JUnit XML.
  *
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence/report.h"
+#include "evidence/report/report.h"
 #include "tests/fuzz/fuzz.h"
 
 static void render(const struct report *r,

@@ -1,4 +1,4 @@
-/* The evidence scrubber (evidence/sanitize.c) on text a peer printed.
+/* The evidence scrubber (evidence/write/sanitize.c) on text a peer printed.
  *
  * Input: the first byte picks the output buffer's size; then the values to
  * replace, one a line (each by "~"), a NUL byte, and the text. Without a
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence/sanitize.h"
+#include "evidence/write/sanitize.h"
 #include "tests/fuzz/fuzz.h"
 
 static const char *const delimiters = " \t\n'\"),;]"; /* where a path ends */

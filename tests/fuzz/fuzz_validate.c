@@ -1,6 +1,6 @@
 /* `crossrun validate` on an evidence file: read as a file within the
- * reader's limits (evidence/validate.c), then validated against the
- * repository's evidence/schema.json (evidence/validate_document.c and the
+ * reader's limits (evidence/schema/validate.c), then validated against the
+ * repository's evidence/schema.json (evidence/schema/validate_document.c and the
  * pattern matcher).
  *
  * Properties: the schema is usable; a document is either read or refused
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence/validate.h"
+#include "evidence/schema/validate.h"
 #include "tests/fuzz/fuzz.h"
 
 #ifndef FUZZ_SOURCE_ROOT

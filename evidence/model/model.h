@@ -1,0 +1,229 @@
+/* The model of a run: the plain structs the runner and the platform layer
+ * fill and the evidence writer reads. It sits below both: it includes
+ * nothing of runner/ or platforms/, so evidence/ never reaches back into
+ * the code that measures, and a new field is declared once.
+ *
+ * Who fills what: runner/sample.c a sample (its peers, its checks, with
+ * the verdict of runner/verdict.c), runner/result.c the client's result
+ * line, runner/tempdir.c the leftovers, platforms/ the machine and the
+ * orphans, runner/prepare.c the runtimes and their packages. */
+#ifndef CROSSRUN_EVIDENCE_MODEL_H
+#define CROSSRUN_EVIDENCE_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "evidence/model/capture.h"
+
+#define MODEL_ARGV_MAX 32
+#define MODEL_PATH_MAX 4096
+#define MODEL_MAX_ORPHANS 16
+#define MODEL_MAX_LEFTOVERS 8
+
+enum model_status {
+  MODEL_PASSED,
+  MODEL_FAILED,
+  MODEL_UNSUPPORTED,
+  MODEL_UNAVAILABLE,
+  MODEL_ERROR
+};
+
+/* "passed", "failed", "unsupported", "unavailable", "error". */
+const char *model_status_name(enum model_status s);
+
+/* Every check a sample reports, in the order failures are ranked. */
+enum model_check {
+  MODEL_CHECK_SERVER_READY,
+  MODEL_CHECK_CLIENT_EXIT,
+  MODEL_CHECK_SERVER_EXIT,
+  MODEL_CHECK_CLIENT_RESULT,
+  MODEL_CHECK_NO_ORPHANS,
+  MODEL_CHECK_PORT_FREE,
+  MODEL_CHECK_TEMP_CLEAN,
+  MODEL_CHECK_COUNT
+};
+
+/* "server_ready", "client_exit", ...; "unknown" out of range. */
+const char *model_check_name(enum model_check id);
+
+struct model_check_outcome {
+  int ran;    /* 0: could not be evaluated (an earlier stage failed) */
+  int passed;
+  char reason[256];
+};
+
+/* Timeouts and bounds, in milliseconds and bytes. */
+struct model_limits {
+  uint64_t ready_timeout_ms;  /* spawn to READY */
+  uint64_t client_timeout_ms; /* client start to client exit */
+  uint64_t exit_timeout_ms;   /* client exit to server exit */
+  uint64_t kill_grace_ms;     /* SIGTERM to SIGKILL */
+  uint64_t tick_ms;           /* memory sampling and reaping period */
+  size_t stderr_limit;        /* bytes of each peer's stderr kept */
+};
+
+/* clang-format 14 lays out a macro that is a braced list as a block. */
+/* clang-format off */
+#define MODEL_LIMITS_DEFAULT {10000, 120000, 5000, 1000, 5, 16384}
+/* clang-format on */
+
+/* The client's result line (lanes/README.md), as parsed. */
+struct model_client_result {
+  int64_t round_trips;
+  int64_t warmup_round_trips;
+  int64_t payload_bytes;
+  int64_t max_in_flight;
+  int64_t frames_sent;
+  int64_t frames_received;
+  int64_t bytes_sent;
+  int64_t bytes_received;
+  int64_t elapsed_ns;
+  char runtime[32]; /* optional; "" when absent */
+};
+
+struct model_orphan {
+  long pid;
+  char name[32];
+};
+
+/* Processes found alive after a sample: members of the peers' groups and
+ * descendants that escaped them. They have been killed and reaped. */
+struct model_orphans {
+  int count;
+  struct model_orphan list[MODEL_MAX_ORPHANS];
+};
+
+/* What was found in a directory that should be empty. */
+struct model_leftovers {
+  int count;                             /* direct entries found */
+  char names[MODEL_MAX_LEFTOVERS][128]; /* the first few, by name */
+};
+
+struct model_peer {
+  int started;
+  long pid;
+  int reaped;
+  int exited;       /* exited by itself; exit_code valid */
+  int exit_code;
+  int signal;       /* signal that ended it, or 0 */
+  char signal_name[32]; /* its name ("SIGSEGV"), "" when signal is 0 */
+  int timed_out;    /* passed its deadline */
+  int forced;       /* the runner had to signal it */
+  uint64_t wall_ns; /* spawn to reap */
+  int64_t user_cpu_ns; /* -1 when unknown */
+  int64_t system_cpu_ns;
+  /* Peak RSS as exactly as the OS allows, and where it came from:
+   * "exit_accounting_peak" (read as the peer exits: exact),
+   * "os_lifetime_peak" (the OS's figure for the reaped child: exact), or
+   * "sampled_peak_since_exec" (the last reading while it ran: a lower
+   * bound); NULL when none. */
+  int64_t peak_rss_bytes;
+  const char *peak_rss_source;
+  int64_t exit_peak_rss_bytes;    /* read at the exit stop, or -1 */
+  int64_t os_peak_rss_bytes;      /* the OS's raw figure (ru_maxrss) */
+  int64_t spawner_peak_rss_bytes; /* the coordinator's peak at spawn */
+  int64_t sampled_peak_rss_bytes; /* last peak-since-exec reading */
+  int64_t sampled_rss_max_bytes;  /* max of RSS readings */
+  int memory_samples;
+  struct capture err; /* bounded stderr */
+  uint64_t stdout_bytes;
+  char argv[MODEL_ARGV_MAX][128];
+  int argc;
+};
+
+/* One sample of one lane. */
+struct model_sample {
+  enum model_status status;
+  const char *failure_stage;  /* NULL when passed */
+  const char *failure_reason; /* DESIGN.md vocabulary, NULL when passed */
+  char message[512];
+  int port;
+  uint64_t ready_ns; /* server spawn to READY */
+  uint64_t wall_ns;
+  struct model_peer server;
+  struct model_peer client;
+  int have_result;
+  struct model_client_result result;
+  struct model_check_outcome checks[MODEL_CHECK_COUNT];
+  struct model_orphans orphans;
+  struct model_leftovers leftovers;
+  int port_attempts;
+  char temp_dir[MODEL_PATH_MAX]; /* removed; kept to scrub it from text */
+};
+
+/* Frees what a sample holds (its peers' stderr captures). */
+void model_sample_release(struct model_sample *s);
+
+struct model_machine {
+  char os[32];
+  char arch[32];
+  char kernel[96];
+  char cpu_model[128];
+  int logical_cpus;
+  int64_t memory_bytes;
+  char cpu_governor[32];  /* "" when the OS does not tell */
+  double load_average_1m; /* -1 when the OS does not tell */
+};
+
+struct model_package_entry {
+  char *path; /* owned; as the archive names it ("package/lib/x.js") */
+  int64_t size_bytes;
+};
+
+/* A package artifact as measured (runner/package.h). */
+struct model_package_info {
+  char file_name[256]; /* base name of the artifact */
+  /* libarchive's format name, then its filters' names, outermost last:
+   * "POSIX pax interchange format, gzip", "ZIP 2.0 (deflation)". For a zip
+   * the format is the first entry's (it may differ from entry to entry). */
+  char format[64];
+  int64_t packed_bytes;          /* the artifact file's size */
+  int64_t unpacked_bytes;        /* sum of the regular files' sizes */
+  int file_count;                /* regular files */
+  char sha256[65];               /* lowercase hex of the artifact file */
+  struct model_package_entry *entries; /* owned; regular files, archive
+                                          order */
+  int nentries;                        /* == file_count */
+};
+
+#define MODEL_PACKAGE_INFO_INIT                                                \
+  {                                                                            \
+    "", "", 0, 0, 0, "", NULL, 0                                               \
+  }
+
+/* Frees the entries and empties *p. Safe on an empty or released info. */
+void model_package_info_release(struct model_package_info *p);
+
+/* What packing one runtime gave. */
+struct model_package {
+  const char *runtime;      /* its name */
+  int measured;             /* package holds a measurement */
+  struct model_package_info package;
+  char repack_sha256[65];   /* the second pack's SHA-256, "" if none */
+  int reproducible;         /* 1, 0, or -1 when not known */
+  char error[512];          /* non-empty: packing or measuring failed */
+  uint64_t wall_ns;
+};
+
+void model_package_release(struct model_package *p);
+
+/* A runtime a run used, as the evidence describes it. The strings belong
+ * to the runner's runtime (runner/lanes.h), which outlives the run. */
+struct model_runtime {
+  const char *name;
+  const char *declared_at; /* "FILE:LINE", relative to the root */
+  /* NULL-terminated argument lists; NULL when the matrix gives none. */
+  const char *const *client;
+  const char *const *server;
+  const char *const *build;
+  const char *const *version;
+  const char *toolchain_version; /* "" when not known */
+  int pinned;           /* its toolchain must be the same on every OS */
+  int hidden;           /* only run when named (the baseline) */
+  int available;
+  int broken;           /* its build failed */
+  const char *why_unavailable; /* "" when usable */
+  int declares_package;
+};
+
+#endif

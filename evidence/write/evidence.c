@@ -1,0 +1,518 @@
+#include "evidence/write/evidence.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+#include <uv.h>
+
+#include "evidence/write/sanitize.h"
+#include "evidence/write/compare.h"
+#include "evidence/write/evidence_json.h"
+#include "evidence/write/stats.h"
+
+
+void evidence_reproduce(const struct evidence_run *run,
+                        const struct evidence_lane *lane, char *out,
+                        size_t outlen)
+{
+  const struct proto_workload *w = &run->workload;
+  snprintf(out, outlen,
+           "%s run --lanes %s --samples 1 --warmup %" PRIu64
+           " --round-trips %" PRIu64 " --payload-bytes %" PRIu32
+           " --max-in-flight %" PRIu32,
+           run->crossrun_path, lane->name, w->warmup, w->round_trips,
+           w->payload_bytes, w->max_in_flight);
+}
+
+static json_object *argv_json(const struct sanitize *s,
+                              const struct model_peer *p)
+{
+  json_object *a = json_object_new_array();
+  for (int i = 0; i < p->argc; i++)
+    json_object_array_add(a, evidence_text(s, p->argv[i]));
+  return a;
+}
+
+static void command_line(const struct sanitize *s, const struct model_peer *p,
+                         char *out, size_t outlen)
+{
+  char raw[4096];
+  size_t n = 0;
+  raw[0] = '\0';
+  for (int i = 0; i < p->argc && n < sizeof(raw); i++)
+    n += (size_t)snprintf(raw + n, sizeof(raw) - n, "%s%s", i ? " " : "",
+                          p->argv[i]);
+  sanitize_text(s, raw, out, outlen);
+}
+
+/* keep_text 0: a passed sample's stderr is counted but not copied, so that
+ * whatever a peer prints (its environment, paths) cannot reach the file. */
+static json_object *peer_json(const struct sanitize *s,
+                              const struct model_peer *p, int keep_text)
+{
+  json_object *o = json_object_new_object(), *exit, *cpu, *mem, *err;
+  static char buf[EVIDENCE_TEXT_MAX];
+
+  evidence_put(o, "started", json_object_new_boolean(p->started));
+  evidence_put(o, "argv", argv_json(s, p));
+  exit = json_object_new_object();
+  evidence_put(exit, "reaped", json_object_new_boolean(p->reaped));
+  evidence_put(exit, "by_itself", json_object_new_boolean(p->reaped && !p->forced));
+  evidence_put(exit, "code", p->reaped && p->exited ? json_object_new_int(p->exit_code)
+                                           : NULL);
+  evidence_put(exit, "signal", p->signal ? json_object_new_string(
+                                      p->signal_name)
+                                : NULL);
+  evidence_put(exit, "timed_out", json_object_new_boolean(p->timed_out));
+  evidence_put(exit, "forced_termination", json_object_new_boolean(p->forced));
+  evidence_put(exit, "wall_ns", p->reaped ? json_object_new_int64((int64_t)p->wall_ns)
+                                 : NULL);
+  evidence_put(o, "exit", exit);
+
+  cpu = json_object_new_object();
+  evidence_put(cpu, "user_ns", evidence_int_or_null(p->user_cpu_ns));
+  evidence_put(cpu, "system_ns", evidence_int_or_null(p->system_cpu_ns));
+  evidence_put(cpu, "source", json_object_new_string(
+                         p->user_cpu_ns >= 0 ? "os_accounting_of_reaped_child"
+                                             : "not_measured"));
+  evidence_put(o, "cpu", cpu);
+
+  mem = json_object_new_object();
+  evidence_put(mem, "peak_rss_bytes", evidence_int_or_null(p->peak_rss_bytes));
+  evidence_put(mem, "peak_rss_source",
+      json_object_new_string(p->peak_rss_source ? p->peak_rss_source
+                                                : "not_measured"));
+  evidence_put(mem, "exit_accounting_peak_bytes",
+      evidence_int_or_null(p->exit_peak_rss_bytes));
+  evidence_put(mem, "os_peak_rss_bytes", evidence_int_or_null(p->os_peak_rss_bytes));
+  evidence_put(mem, "coordinator_peak_rss_at_spawn_bytes",
+      evidence_int_or_null(p->spawner_peak_rss_bytes));
+  evidence_put(mem, "sampled_peak_since_exec_bytes",
+      evidence_int_or_null(p->sampled_peak_rss_bytes));
+  evidence_put(mem, "sampled_rss_max_bytes", evidence_int_or_null(p->sampled_rss_max_bytes));
+  evidence_put(mem, "samples", json_object_new_int(p->memory_samples));
+  evidence_put(o, "memory", mem);
+
+  err = json_object_new_object();
+  evidence_put(err, "bytes", json_object_new_int64((int64_t)p->err.total));
+  evidence_put(err, "truncated", json_object_new_boolean(capture_truncated(&p->err)));
+  if (p->err.buf != NULL && keep_text) {
+    capture_text(&p->err, buf, sizeof(buf));
+    evidence_put(err, "text", evidence_text(s, buf));
+  } else {
+    evidence_put(err, "text", NULL);
+  }
+  evidence_put(o, "stderr", err);
+  evidence_put(o, "stdout_bytes", json_object_new_int64((int64_t)p->stdout_bytes));
+  return o;
+}
+
+static json_object *result_json(const struct model_client_result *r)
+{
+  json_object *o = json_object_new_object();
+  evidence_put(o, "round_trips", json_object_new_int64(r->round_trips));
+  evidence_put(o, "warmup_round_trips", json_object_new_int64(r->warmup_round_trips));
+  evidence_put(o, "payload_bytes", json_object_new_int64(r->payload_bytes));
+  evidence_put(o, "max_in_flight", json_object_new_int64(r->max_in_flight));
+  evidence_put(o, "frames_sent", json_object_new_int64(r->frames_sent));
+  evidence_put(o, "frames_received", json_object_new_int64(r->frames_received));
+  evidence_put(o, "bytes_sent", json_object_new_int64(r->bytes_sent));
+  evidence_put(o, "bytes_received", json_object_new_int64(r->bytes_received));
+  evidence_put(o, "elapsed_ns", json_object_new_int64(r->elapsed_ns));
+  if (r->runtime[0])
+    evidence_put(o, "runtime", json_object_new_string(r->runtime));
+  return o;
+}
+
+static json_object *sample_json(const struct evidence_run *run,
+                                const struct evidence_lane *lane,
+                                const struct evidence_sample *es,
+                                const struct sanitize *run_rules)
+{
+  const struct model_sample *r = &es->result;
+  json_object *o = json_object_new_object(), *checks, *failure, *repro;
+  /* Each sample's temporary directory is scrubbed from its own text; the
+   * rule is removed again below. */
+  struct sanitize *s = (struct sanitize *)run_rules;
+  char line[4096];
+
+  sanitize_add(s, r->temp_dir, "$TMPDIR");
+  evidence_put(o, "round", json_object_new_int(es->round));
+  evidence_put(o, "order_in_round", json_object_new_int(es->order));
+  evidence_put(o, "status", json_object_new_string(model_status_name(r->status)));
+  if (r->status == MODEL_PASSED) {
+    failure = NULL;
+  } else {
+    failure = json_object_new_object();
+    evidence_put(failure, "stage", json_object_new_string(r->failure_stage
+                                                     ? r->failure_stage
+                                                     : "runner"));
+    evidence_put(failure, "reason", json_object_new_string(r->failure_reason
+                                                      ? r->failure_reason
+                                                      : "error"));
+    evidence_put(failure, "message", evidence_text(s, r->message));
+  }
+  evidence_put(o, "failure", failure);
+  evidence_put(o, "elapsed_ns", r->have_result && r->status == MODEL_PASSED
+                           ? json_object_new_int64(r->result.elapsed_ns)
+                           : NULL);
+  evidence_put(o, "ns_per_round_trip",
+      r->have_result && r->status == MODEL_PASSED && r->result.round_trips
+          ? json_object_new_double((double)r->result.elapsed_ns /
+                                   (double)r->result.round_trips)
+          : NULL);
+  evidence_put(o, "port", r->port > 0 ? json_object_new_int(r->port) : NULL);
+  evidence_put(o, "server_ready_ns",
+      r->port > 0 ? json_object_new_int64((int64_t)r->ready_ns) : NULL);
+  evidence_put(o, "wall_ns", json_object_new_int64((int64_t)r->wall_ns));
+  evidence_put(o, "result", r->have_result ? result_json(&r->result) : NULL);
+  checks = json_object_new_object();
+  for (int i = 0; i < MODEL_CHECK_COUNT; i++) {
+    json_object *c = json_object_new_object();
+    const struct model_check_outcome *ck = &r->checks[i];
+    evidence_put(c, "outcome", json_object_new_string(
+                          !ck->ran ? "not_run" : ck->passed ? "passed"
+                                                            : "failed"));
+    evidence_put(c, "reason", evidence_text(s, ck->reason));
+    evidence_put(checks, model_check_name((enum model_check)i), c);
+  }
+  evidence_put(o, "checks", checks);
+  evidence_put(o, "server", peer_json(s, &r->server, r->status != MODEL_PASSED));
+  evidence_put(o, "client", peer_json(s, &r->client, r->status != MODEL_PASSED));
+  evidence_put(o, "retried", json_object_new_boolean(es->retried));
+  if (es->retried) {
+    const struct model_sample *f = &es->first_attempt;
+    json_object *first = json_object_new_object();
+    evidence_put(first, "status", json_object_new_string(model_status_name(f->status)));
+    evidence_put(first, "stage", json_object_new_string(f->failure_stage
+                                                   ? f->failure_stage
+                                                   : "runner"));
+    evidence_put(first, "reason", json_object_new_string(f->failure_reason
+                                                    ? f->failure_reason
+                                                    : "error"));
+    evidence_put(first, "message", evidence_text(s, f->message));
+    evidence_put(o, "first_attempt", first);
+  } else {
+    evidence_put(o, "first_attempt", NULL);
+  }
+  repro = json_object_new_object();
+  evidence_reproduce(run, lane, line, sizeof(line));
+  evidence_put(repro, "crossrun", evidence_text(s, line));
+  command_line(s, &r->server, line, sizeof(line));
+  evidence_put(repro, "server", json_object_new_string(line));
+  command_line(s, &r->client, line, sizeof(line));
+  evidence_put(repro, "client", json_object_new_string(line));
+  evidence_put(o, "reproduce", repro);
+  sanitize_remove(s, r->temp_dir);
+  return o;
+}
+
+static json_object *lane_summary_json(const struct evidence_lane *lane)
+{
+  struct stats_lane st;
+  json_object *o = json_object_new_object();
+
+  stats_lane_compute(lane->samples, lane->nsamples, &st);
+  evidence_put(o, "samples", json_object_new_int(lane->nsamples));
+  evidence_put(o, "passed", json_object_new_int(st.passed));
+  evidence_put(o, "status", json_object_new_string(stats_lane_status(lane, &st)));
+  evidence_put(o, "ns_per_round_trip_median",
+      st.timed > 0 ? json_object_new_double(st.ns_per_rt.median) : NULL);
+  evidence_put(o, "ns_per_round_trip_min",
+      st.timed > 0 ? json_object_new_double(st.ns_per_rt.min) : NULL);
+  evidence_put(o, "ns_per_round_trip_max",
+      st.timed > 0 ? json_object_new_double(st.ns_per_rt.max) : NULL);
+  evidence_put(o, "client_peak_rss_bytes_median",
+      st.client_rss.n ? json_object_new_int64((int64_t)st.client_rss.median)
+                      : NULL);
+  evidence_put(o, "server_peak_rss_bytes_median",
+      st.server_rss.n ? json_object_new_int64((int64_t)st.server_rss.median)
+                      : NULL);
+  evidence_put(o, "client_cpu_ns_median",
+      st.client_cpu.n ? json_object_new_int64((int64_t)st.client_cpu.median)
+                      : NULL);
+  evidence_put(o, "server_cpu_ns_median",
+      st.server_cpu.n ? json_object_new_int64((int64_t)st.server_cpu.median)
+                      : NULL);
+  {
+    char why[256];
+    int stable = compare_stable(lane, why, sizeof(why));
+    evidence_put(o, "stable", stable < 0 ? NULL : json_object_new_boolean(stable));
+    evidence_put(o, "unstable_reasons",
+        stable == 0 ? json_object_new_string(why) : NULL);
+    evidence_put(o, "min_max_interval_confidence",
+        st.timed > 0 ? json_object_new_double(compare_minmax_coverage(st.timed))
+                     : NULL);
+  }
+  return o;
+}
+
+/* None for a smoke run: its timings are not evidence. */
+static json_object *comparisons_json(const struct evidence_run *run)
+{
+  struct compare_lane *lanes;
+  json_object *all;
+
+  if (!run->performance_claims)
+    return NULL;
+  lanes = calloc(run->nlanes > 0 ? (size_t)run->nlanes : 1, sizeof(*lanes));
+  if (lanes == NULL)
+    return NULL;
+  for (int i = 0; i < run->nlanes; i++)
+    compare_lane_of(&run->lanes[i], &lanes[i]);
+  all = compare_run_json(lanes, run->nlanes);
+  free(lanes);
+  return all;
+}
+
+void evidence_cleanliness(const struct evidence_run *run,
+                          struct evidence_cleanliness *c)
+{
+  memset(c, 0, sizeof(*c));
+  for (int l = 0; l < run->nlanes; l++) {
+    for (int i = 0; i < run->lanes[l].nsamples; i++) {
+      const struct model_sample *r = &run->lanes[l].samples[i].result;
+      if (!r->server.started)
+        continue;
+      c->pairs_started++;
+      if (r->server.reaped && !r->server.forced && r->client.reaped &&
+          !r->client.forced)
+        c->natural_exits++;
+      c->processes_left += r->orphans.count;
+      if (r->checks[MODEL_CHECK_PORT_FREE].ran &&
+          !r->checks[MODEL_CHECK_PORT_FREE].passed)
+        c->sockets_left++;
+      c->forced_terminations += r->server.forced + r->client.forced;
+      c->temp_entries_left += r->leftovers.count;
+    }
+  }
+}
+
+/* What the run was: the tool, the mode, whether it is complete. */
+static void put_header(json_object *doc, const struct evidence_run *run)
+{
+  json_object *o;
+
+  evidence_put(doc, "schema_version", json_object_new_int(EVIDENCE_SCHEMA_VERSION));
+  o = json_object_new_object();
+  evidence_put(o, "name", json_object_new_string("crossrun"));
+  evidence_put(o, "version", json_object_new_string(run->tool_version));
+  evidence_put(doc, "tool", o);
+  evidence_put(doc, "mode", json_object_new_string(run->mode));
+  evidence_put(doc, "performance_claims",
+      json_object_new_boolean(run->performance_claims));
+  if (!run->performance_claims)
+    evidence_put(doc, "performance_note",
+        json_object_new_string("smoke check: no performance claims; the "
+                               "workload is too small for its timings to "
+                               "mean anything"));
+  evidence_put(doc, "official", json_object_new_boolean(run->official));
+  evidence_put(doc, "complete", json_object_new_boolean(run->complete));
+  evidence_put(doc, "incomplete_reason", run->incomplete_reason
+                                    ? json_object_new_string(
+                                          run->incomplete_reason)
+                                    : NULL);
+  evidence_put(doc, "started_at", json_object_new_string(run->started_at));
+}
+
+static json_object *machine_json(const struct model_machine *m)
+{
+  json_object *o = json_object_new_object();
+
+  evidence_put(o, "os", json_object_new_string(m->os));
+  evidence_put(o, "arch", json_object_new_string(m->arch));
+  evidence_put(o, "kernel", json_object_new_string(m->kernel));
+  evidence_put(o, "cpu_model", json_object_new_string(m->cpu_model));
+  evidence_put(o, "logical_cpus", json_object_new_int(m->logical_cpus));
+  evidence_put(o, "memory_bytes", evidence_int_or_null(m->memory_bytes));
+  return o;
+}
+
+static json_object *workload_json(const struct evidence_run *run)
+{
+  json_object *o = json_object_new_object();
+
+  evidence_put(o, "name", json_object_new_string(run->workload_name));
+  evidence_put(o, "warmup_round_trips", json_object_new_int64(
+                                   (int64_t)run->workload.warmup));
+  evidence_put(o, "round_trips", json_object_new_int64(
+                            (int64_t)run->workload.round_trips));
+  evidence_put(o, "payload_bytes", json_object_new_int64(run->workload.payload_bytes));
+  evidence_put(o, "max_in_flight", json_object_new_int64(run->workload.max_in_flight));
+  evidence_put(o, "samples_per_lane", json_object_new_int(run->samples_per_lane));
+  return o;
+}
+
+static json_object *settings_json(const struct evidence_run *run)
+{
+  const struct model_limits *l = &run->limits;
+  json_object *o = json_object_new_object();
+  char seed[32];
+
+  snprintf(seed, sizeof(seed), "%" PRIu64, run->seed);
+  evidence_put(o, "seed", json_object_new_string(seed));
+  evidence_put(o, "host", json_object_new_string(run->host));
+  evidence_put(o, "ready_timeout_ms",
+               json_object_new_int64((int64_t)l->ready_timeout_ms));
+  evidence_put(o, "client_timeout_ms",
+               json_object_new_int64((int64_t)l->client_timeout_ms));
+  evidence_put(o, "exit_timeout_ms",
+               json_object_new_int64((int64_t)l->exit_timeout_ms));
+  evidence_put(o, "kill_grace_ms",
+               json_object_new_int64((int64_t)l->kill_grace_ms));
+  evidence_put(o, "memory_sampling_interval_ms",
+               json_object_new_int64((int64_t)l->tick_ms));
+  evidence_put(o, "stderr_kept_bytes",
+               json_object_new_int64((int64_t)l->stderr_limit));
+  return o;
+}
+
+static json_object *methods_json(const struct evidence_run *run)
+{
+  json_object *o = json_object_new_object();
+
+  evidence_put(o, "peak_rss", json_object_new_string(run->peak_rss_method));
+  evidence_put(o, "sampled_rss", json_object_new_string(run->sampled_rss_method));
+  evidence_put(o, "cpu", json_object_new_string(
+                    "user and system CPU time of the reaped child, from the "
+                    "OS (wait4 rusage on Linux and macOS, process times on "
+                    "Windows)"));
+  evidence_put(o, "elapsed", json_object_new_string(
+                        "the client's own monotonic clock over the measured "
+                        "round trips only"));
+  return o;
+}
+
+/* NULL (null) when the run is not sharded. */
+static json_object *shard_json(const struct evidence_run *run)
+{
+  json_object *o;
+
+  if (run->shard_count <= 0)
+    return NULL;
+  o = json_object_new_object();
+  evidence_put(o, "index", json_object_new_int(run->shard_index));
+  evidence_put(o, "count", json_object_new_int(run->shard_count));
+  evidence_put(o, "lanes_total", json_object_new_int(run->lanes_total));
+  return o;
+}
+
+static json_object *matrix_files_json(const struct evidence_run *run,
+                                      const struct sanitize *s)
+{
+  json_object *o = json_object_new_array();
+
+  for (int i = 0; i < run->nmatrix; i++)
+    json_object_array_add(o, evidence_text(s, run->matrix_files[i]));
+  return o;
+}
+
+static json_object *lane_json(const struct evidence_run *run,
+                              const struct evidence_lane *lane,
+                              const struct sanitize *s)
+{
+  json_object *lo = json_object_new_object(), *samples;
+
+  evidence_put(lo, "client_runtime",
+               json_object_new_string(lane->client_runtime));
+  evidence_put(lo, "server_runtime",
+               json_object_new_string(lane->server_runtime));
+  evidence_put(lo, "unavailable_reason",
+               lane->unavailable_reason
+                   ? evidence_text(s, lane->unavailable_reason)
+                   : NULL);
+  evidence_put(lo, "error_reason",
+               lane->error_reason ? evidence_text(s, lane->error_reason)
+                                  : NULL);
+  evidence_put(lo, "expected_failure_reason",
+               lane->expected_failure ? evidence_text(s, lane->expected_failure)
+                                      : NULL);
+  evidence_put(lo, "summary", lane_summary_json(lane));
+  samples = json_object_new_array();
+  for (int i = 0; i < lane->nsamples; i++)
+    json_object_array_add(samples,
+                          sample_json(run, lane, &lane->samples[i], s));
+  evidence_put(lo, "samples", samples);
+  return lo;
+}
+
+static json_object *cleanliness_json(const struct evidence_run *run)
+{
+  struct evidence_cleanliness cl;
+  json_object *o = json_object_new_object();
+
+  evidence_cleanliness(run, &cl);
+  evidence_put(o, "pairs_started", json_object_new_int(cl.pairs_started));
+  evidence_put(o, "natural_exits", json_object_new_int(cl.natural_exits));
+  evidence_put(o, "processes_left", json_object_new_int(cl.processes_left));
+  evidence_put(o, "sockets_left", json_object_new_int(cl.sockets_left));
+  evidence_put(o, "forced_terminations", json_object_new_int(cl.forced_terminations));
+  evidence_put(o, "temp_entries_left", json_object_new_int(cl.temp_entries_left));
+  return o;
+}
+
+/* One section after another: json-c keeps the order keys are added in,
+ * and that is the order every reader of the file sees. */
+static json_object *document(const struct evidence_run *run)
+{
+  json_object *doc = json_object_new_object(), *lanes;
+  struct sanitize s;
+
+  sanitize_init(&s, run->root);
+  put_header(doc, run);
+  evidence_put(doc, "machine", machine_json(&run->machine));
+  evidence_put(doc, "workload", workload_json(run));
+  evidence_put(doc, "settings", settings_json(run));
+  evidence_put(doc, "methods", methods_json(run));
+  evidence_put(doc, "provenance", evidence_provenance_json(run, &s));
+  evidence_put(doc, "shard", shard_json(run));
+  evidence_put(doc, "runtimes", evidence_runtimes_json(run, &s));
+  evidence_put(doc, "matrix_files", matrix_files_json(run, &s));
+  lanes = json_object_new_object();
+  for (int l = 0; l < run->nlanes; l++)
+    evidence_put(lanes, run->lanes[l].name, lane_json(run, &run->lanes[l], &s));
+  evidence_put(doc, "lanes", lanes);
+  evidence_put(doc, "comparisons", comparisons_json(run));
+  evidence_put(doc, "cleanliness", cleanliness_json(run));
+  sanitize_release(&s);
+  return doc;
+}
+
+int evidence_write(const struct evidence_run *run, const char *path,
+                   char *err, size_t errlen)
+{
+  json_object *doc = document(run);
+  const char *body = json_object_to_json_string_ext(
+      doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+               JSON_C_TO_STRING_NOSLASHESCAPE);
+  char tmp[4200];
+  FILE *f;
+  int rc = 0;
+
+  snprintf(tmp, sizeof(tmp), "%s.partial", path);
+  f = fopen(tmp, "w");
+  if (f == NULL) {
+    snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
+    json_object_put(doc);
+    return -1;
+  }
+  if (fputs(body, f) < 0 || fputc('\n', f) < 0)
+    rc = -1;
+  if (fclose(f) != 0)
+    rc = -1;
+  if (rc == 0) {
+    uv_fs_t req;
+    /* uv_fs_rename replaces an existing file on every OS. */
+    rc = uv_fs_rename(NULL, &req, tmp, path, NULL);
+    uv_fs_req_cleanup(&req);
+  }
+  if (rc != 0) {
+    snprintf(err, errlen, "cannot write '%s'", path);
+    remove(tmp);
+  }
+  json_object_put(doc);
+  return rc == 0 ? 0 : -1;
+}

@@ -1,0 +1,117 @@
+/* Evidence: the JSON document a run leaves behind, written with json-c
+ * from the plain structs the executor filled. Keyed objects, units in the
+ * field names, every raw sample, no absolute paths, user or host names. */
+#ifndef CROSSRUN_EVIDENCE_EVIDENCE_H
+#define CROSSRUN_EVIDENCE_EVIDENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "evidence/model/model.h"
+#include "protocol/codec.h"
+
+#define EVIDENCE_SCHEMA_VERSION 1
+
+/* The lane every other is compared with. */
+#define EVIDENCE_REFERENCE_LANE "c-c"
+
+struct evidence_sample {
+  int round;       /* 1-based */
+  int order;       /* position in its round's shuffled order, 1-based */
+  struct model_sample result;
+  int retried;     /* result is a retry; first_attempt failed */
+  struct model_sample first_attempt;
+};
+
+#define EVIDENCE_MAX_MATRIX 9
+
+/* Where a record came from: the commit, the CI run, the matrix files. */
+struct evidence_provenance {
+  char commit[64];
+  char branch[128];
+  int clean; /* 1, 0, -1 unknown */
+  int in_ci;
+  char ci_provider[32];
+  char ci_workflow[128];
+  char ci_run_id[32];
+  char ci_run_attempt[16];
+  struct {
+    char file[256]; /* relative to the root when below it */
+    char sha256[65];
+  } matrix[EVIDENCE_MAX_MATRIX];
+  int nmatrix;
+};
+
+struct evidence_lane {
+  const char *name;
+  const char *client_runtime;
+  const char *server_runtime;
+  const char *unavailable_reason; /* non-NULL: the lane could not run */
+  const char *error_reason;       /* non-NULL: a runtime of it is broken */
+  const char *expected_failure;   /* --expect's reason when it failed as
+                                     expected, else NULL */
+  struct evidence_sample *samples;
+  int nsamples;
+};
+
+struct evidence_run {
+  const char *tool_version;
+  const char *mode;           /* "quick", "full" */
+  int performance_claims;
+  int complete;               /* 0 while running or when interrupted */
+  const char *incomplete_reason;
+  const char *workload_name;
+  struct proto_workload workload;
+  int samples_per_lane;
+  uint64_t seed;
+  const char *host;
+  struct model_limits limits;
+  struct model_machine machine;
+  /* How the platform obtains each memory figure (platform_*_method()). */
+  const char *peak_rss_method;
+  const char *sampled_rss_method;
+  char started_at[32];        /* UTC, ISO 8601 */
+  const char *root;           /* stripped from every path written */
+  const char *crossrun_path;  /* how the runner was invoked, for reproduce */
+  struct evidence_lane *lanes;
+  int nlanes;
+  /* The runtimes the lanes use, and their packages (packages may be 0). */
+  const struct model_runtime *runtimes;
+  int nruntimes;
+  const struct model_package *packages;
+  int npackages;
+  int packages_skipped; /* --no-packages */
+  const char *matrix_files[9]; /* as given, the default first */
+  int nmatrix;
+  int official;                 /* record, not rehearsed, nothing flaky */
+  const struct evidence_provenance *provenance; /* record only */
+  int shard_index;              /* 0: not sharded */
+  int shard_count;
+  int lanes_total;              /* lanes before sharding */
+};
+
+/* Counts a run must report; all but pairs and natural exits must be 0. */
+struct evidence_cleanliness {
+  int pairs_started;
+  int natural_exits;        /* samples whose two peers exited by themselves */
+  int processes_left;
+  int sockets_left;         /* ports that could not be bound again */
+  int forced_terminations;  /* peers the runner had to signal */
+  int temp_entries_left;
+};
+
+void evidence_cleanliness(const struct evidence_run *run,
+                          struct evidence_cleanliness *c);
+
+/* Writes the whole document to path, atomically (a temporary file in the
+ * same folder, then a rename), so a reader never sees half a file. Returns
+ * 0 or -1 with a message. */
+int evidence_write(const struct evidence_run *run, const char *path,
+                   char *err, size_t errlen);
+
+/* The command line that reproduces one sample, relative to the root. */
+void evidence_reproduce(const struct evidence_run *run,
+                        const struct evidence_lane *lane, char *out,
+                        size_t outlen);
+
+#endif

@@ -1,0 +1,34 @@
+/* Pieces of the evidence writer shared by its files: json-c helpers that
+ * write "not measured" as null and scrub text, and the sections about the
+ * run's context (runtimes and packages, provenance). Internal to
+ * evidence/. */
+#ifndef CROSSRUN_EVIDENCE_EVIDENCE_JSON_H
+#define CROSSRUN_EVIDENCE_EVIDENCE_JSON_H
+
+#include <stdint.h>
+#include <json-c/json.h>
+
+#include "evidence/write/evidence.h"
+#include "evidence/write/sanitize.h"
+
+/* The longest text a field holds (a stderr capture's head and tail). */
+#define EVIDENCE_TEXT_MAX 20000
+
+/* Adds v (taken) to o under key. */
+void evidence_put(json_object *o, const char *key, json_object *v);
+
+/* -1 means "not measured": null, never a figure. */
+json_object *evidence_int_or_null(int64_t v);
+
+/* in, scrubbed; NULL (a JSON null) when in is NULL. */
+json_object *evidence_text(const struct sanitize *s, const char *in);
+
+/* The runtimes the lanes used: commands, toolchain, status, package. */
+json_object *evidence_runtimes_json(const struct evidence_run *run,
+                                    const struct sanitize *s);
+
+/* Where a record came from; NULL (null) outside record mode. */
+json_object *evidence_provenance_json(const struct evidence_run *run,
+                                      const struct sanitize *s);
+
+#endif
