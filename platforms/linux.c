@@ -50,7 +50,6 @@ extern char **environ;
 
 #define MAX_ENV 4096
 
-
 /* ---- taskstats exit records ---- */
 
 #define WATCH_MAX 64
@@ -100,8 +99,8 @@ static int genl_send(int fd, uint16_t family, uint8_t cmd, uint16_t attr,
   nh->nlmsg_seq = 1;
   gh->cmd = cmd;
   gh->version = 1;
-  return sendto(fd, buf, nh->nlmsg_len, 0, (struct sockaddr *)&to,
-                sizeof(to)) < 0
+  return sendto(fd, buf, nh->nlmsg_len, 0, (struct sockaddr *)&to, sizeof(to)) <
+                 0
              ? -1
              : 0;
 }
@@ -152,8 +151,8 @@ static void taskstats_open(void)
 
   fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
   if (fd < 0 || bind(fd, (struct sockaddr *)&self, sizeof(self)) != 0) {
-    snprintf(taskstats_why, sizeof(taskstats_why),
-             "no generic netlink: %s", strerror(errno));
+    snprintf(taskstats_why, sizeof(taskstats_why), "no generic netlink: %s",
+             strerror(errno));
     goto fail;
   }
   /* Exit records of every process on the machine pass through here. */
@@ -194,8 +193,8 @@ fail:
 
 static void taskstats_record(const struct nlattr *aggr)
 {
-  const struct nlattr *na = (const struct nlattr *)((const char *)aggr +
-                                                    NLA_HDRLEN);
+  const struct nlattr *na =
+      (const struct nlattr *)((const char *)aggr + NLA_HDRLEN);
   int left = aggr->nla_len - NLA_HDRLEN;
   struct taskstats ts;
   uint32_t pid = 0;
@@ -296,7 +295,6 @@ static int64_t status_field_bytes(long pid, const char *key)
   return value;
 }
 
-
 const char *platform_signal_name(int sig)
 {
   static char buf[32];
@@ -312,7 +310,6 @@ int64_t platform_self_peak_rss_bytes(void)
 {
   return status_field_bytes(0, "VmHWM");
 }
-
 
 int platform_spawn(const struct platform_spawn_opts *opts,
                    struct platform_proc *proc, char *err, size_t errlen)
@@ -356,7 +353,7 @@ int platform_spawn(const struct platform_spawn_opts *opts,
                                       POSIX_SPAWN_SETSIGDEF);
   proc->spawner_peak_rss_bytes = platform_self_peak_rss_bytes();
   rc = posix_spawnp(&pid, opts->argv[0], &fa, &attr, (char *const *)opts->argv,
-                   (char *const *)envp);
+                    (char *const *)envp);
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   close(out_pipe[1]);
@@ -381,7 +378,6 @@ fail_pipes:
   posix_close_pipes(out_pipe, err_pipe);
   return rc;
 }
-
 
 int platform_try_reap(struct platform_proc *proc, struct platform_exit *ex,
                       char *err, size_t errlen)
@@ -415,7 +411,6 @@ int platform_sample_memory(const struct platform_proc *proc,
   /* A zombie has no address space left: no Vm lines. */
   return mem->peak_rss_bytes < 0 ? -1 : 0;
 }
-
 
 /* Parses /proc/PID/stat: the name sits in parentheses and may itself hold
  * spaces or parentheses, so the fields are read after the last ')'. */
@@ -515,7 +510,6 @@ void platform_proc_release(struct platform_proc *proc)
   proc->os = NULL;
 }
 
-
 static void read_cpu_model(char *out, size_t len)
 {
   char line[512];
@@ -559,8 +553,8 @@ void platform_machine_describe(struct model_machine *m)
   m->load_average_1m = -1;
   {
     double load[1];
-    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
-                    "re");
+    FILE *f =
+        fopen("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "re");
     if (f != NULL) {
       if (fgets(m->cpu_governor, sizeof(m->cpu_governor), f) != NULL)
         m->cpu_governor[strcspn(m->cpu_governor, "\n")] = '\0';

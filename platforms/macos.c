@@ -70,14 +70,12 @@
 #define MAX_TRACKED 256 /* descendants remembered across samples */
 #define MAX_CANDIDATES 512
 
-
 int platform_init(char *err, size_t errlen)
 {
   /* Nothing to prepare: there is no subreaper to become (see the top of
    * this file for what that costs). */
   return 0;
 }
-
 
 const char *platform_signal_name(int sig)
 {
@@ -119,7 +117,6 @@ int64_t platform_self_peak_rss_bytes(void)
     return -1;
   return (int64_t)ru.ru_maxrss; /* bytes on macOS */
 }
-
 
 /* pipe() with both ends close-on-exec and numbered 3 or more. macOS has no
  * pipe2, so close-on-exec is set afterwards; POSIX_SPAWN_CLOEXEC_DEFAULT
@@ -226,8 +223,8 @@ int platform_spawn(const struct platform_spawn_opts *opts,
                        POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_CLOEXEC_DEFAULT));
   proc->spawner_peak_rss_bytes = platform_self_peak_rss_bytes();
   if (rc == 0)
-    rc = posix_spawnp(&pid, opts->argv[0], &fa, &attr, (char *const *)opts->argv,
-                     (char *const *)envp);
+    rc = posix_spawnp(&pid, opts->argv[0], &fa, &attr,
+                      (char *const *)opts->argv, (char *const *)envp);
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   close(out_pipe[1]);
@@ -250,7 +247,6 @@ fail_pipes:
   posix_close_pipes(out_pipe, err_pipe);
   return rc;
 }
-
 
 int platform_try_reap(struct platform_proc *proc, struct platform_exit *ex,
                       char *err, size_t errlen)
@@ -374,7 +370,6 @@ int platform_sample_memory(const struct platform_proc *proc,
   track_descendants(proc);
   return 0;
 }
-
 
 /* How a process came to be suspected; decides how it is confirmed. */
 enum origin { FROM_GROUP, FROM_TREE, FROM_RECORD };
@@ -518,7 +513,6 @@ void platform_proc_release(struct platform_proc *proc)
     forget_group(proc->group);
   proc->os = NULL;
 }
-
 
 void platform_machine_describe(struct model_machine *m)
 {

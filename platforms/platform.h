@@ -48,9 +48,9 @@ struct platform_proc {
 /* How a reaped peer ended and what the OS says it cost. Figures the OS
  * does not give are -1. */
 struct platform_exit {
-  int exited;    /* 1 when it exited by itself; exit_code is then valid */
+  int exited; /* 1 when it exited by itself; exit_code is then valid */
   int exit_code;
-  int signal;    /* the signal that ended it, or 0 */
+  int signal; /* the signal that ended it, or 0 */
   int64_t user_cpu_ns;
   int64_t system_cpu_ns;
   /* The OS's lifetime peak for the child (ru_maxrss in bytes, Windows'

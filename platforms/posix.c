@@ -151,8 +151,8 @@ int platform_find_program(const char *name, const char *cwd, char *out,
   return 0;
 }
 
-int posix_reap(long pid, struct platform_exit *ex, struct rusage *ru,
-               char *err, size_t errlen)
+int posix_reap(long pid, struct platform_exit *ex, struct rusage *ru, char *err,
+               size_t errlen)
 {
   int status = 0;
   pid_t r;

@@ -26,8 +26,8 @@ int posix_build_env(const char *const *extra, char **environ_now,
 /* wait4 without blocking: 0 while pid runs; 1 once reaped, with ex's exit
  * and CPU figures filled (memory left to the caller, from *ru); negative
  * with a message on error. */
-int posix_reap(long pid, struct platform_exit *ex, struct rusage *ru,
-               char *err, size_t errlen);
+int posix_reap(long pid, struct platform_exit *ex, struct rusage *ru, char *err,
+               size_t errlen);
 
 /* Closes the descriptors of two pipes that are not -1. */
 void posix_close_pipes(int out_pipe[2], int err_pipe[2]);

@@ -179,8 +179,8 @@ static void last_line(const struct capture *c, char *out, size_t outlen)
   size_t n = capture_text(c, text, sizeof(text));
   char *start;
 
-  while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' ||
-                   text[n - 1] == ' '))
+  while (n > 0 &&
+         (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' '))
     text[--n] = '\0';
   start = strrchr(text, '\n');
   snprintf(out, outlen, "%s", start ? start + 1 : text);

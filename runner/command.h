@@ -11,7 +11,7 @@
 #include "evidence/model/capture.h"
 
 struct command_result {
-  int exited;    /* exited by itself: exit_code is valid */
+  int exited; /* exited by itself: exit_code is valid */
   int exit_code;
   int signal;
   int timed_out; /* killed at its deadline */

@@ -70,8 +70,10 @@ static int load_entry(struct expect *e, yaml_document_t *doc,
                      "unknown key '%s' (expected lane, os, reason)",
                      key ? key : "?");
     if (value == NULL || *value == '\0' || strlen(value) >= size)
-      return fail_at(e->path, v, err, errlen, "expected a short string for "
-                                              "'%s'", key);
+      return fail_at(e->path, v, err, errlen,
+                     "expected a short string for "
+                     "'%s'",
+                     key);
     if (have & bit)
       return fail_at(e->path, k, err, errlen, "duplicate key '%s'", key);
     snprintf(into, size, "%s", value);
@@ -79,7 +81,9 @@ static int load_entry(struct expect *e, yaml_document_t *doc,
   }
   if (have != 7)
     return fail_at(e->path, item, err, errlen, "the entry needs '%s'",
-                   !(have & 1) ? "lane" : !(have & 2) ? "os" : "reason");
+                   !(have & 1)   ? "lane"
+                   : !(have & 2) ? "os"
+                                 : "reason");
   if (strcmp(x->os, "linux") && strcmp(x->os, "macos") &&
       strcmp(x->os, "windows"))
     return fail_at(e->path, item, err, errlen,
@@ -124,24 +128,24 @@ int expect_load(struct expect *e, const char *path, char *err, size_t errlen)
   }
   yaml_parser_set_input_string(&parser, (unsigned char *)text, len);
   if (!yaml_parser_load(&parser, &doc)) {
-    snprintf(err, errlen, "%s:%zu:%zu: %s", path,
-             parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+    snprintf(err, errlen, "%s:%zu:%zu: %s", path, parser.problem_mark.line + 1,
+             parser.problem_mark.column + 1,
              parser.problem ? parser.problem : "not valid YAML");
     goto out;
   }
   root = yaml_document_get_root_node(&doc);
   if (root == NULL || root->type != YAML_MAPPING_NODE ||
       root->data.mapping.pairs.top - root->data.mapping.pairs.start != 1 ||
-      !scalar(yaml_document_get_node(&doc,
-                                     root->data.mapping.pairs.start->key)) ||
+      !scalar(
+          yaml_document_get_node(&doc, root->data.mapping.pairs.start->key)) ||
       strcmp(scalar(yaml_document_get_node(
                  &doc, root->data.mapping.pairs.start->key)),
              "known_failures") != 0) {
     fail_at(path, root, err, errlen,
             "expected a mapping with one key, 'known_failures'");
   } else {
-    const yaml_node_t *list = yaml_document_get_node(
-        &doc, root->data.mapping.pairs.start->value);
+    const yaml_node_t *list =
+        yaml_document_get_node(&doc, root->data.mapping.pairs.start->value);
     if (list->type == YAML_SCALAR_NODE && list->data.scalar.length == 0) {
       rc = 0; /* known_failures: (nothing) */
     } else if (list->type != YAML_SEQUENCE_NODE) {
@@ -166,8 +170,8 @@ out:
   return rc;
 }
 
-const struct expect_entry *expect_find(const struct expect *e,
-                                       const char *lane, const char *os)
+const struct expect_entry *expect_find(const struct expect *e, const char *lane,
+                                       const char *os)
 {
   for (int i = 0; i < e->n; i++)
     if (strcmp(e->entries[i].lane, lane) == 0 &&

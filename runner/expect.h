@@ -32,7 +32,7 @@ struct expect {
 int expect_load(struct expect *e, const char *path, char *err, size_t errlen);
 
 /* The entry for lane on os, or NULL. */
-const struct expect_entry *expect_find(const struct expect *e,
-                                       const char *lane, const char *os);
+const struct expect_entry *expect_find(const struct expect *e, const char *lane,
+                                       const char *os);
 
 #endif

@@ -53,7 +53,6 @@ const struct workload *lanes_find_workload(const struct lanes *l,
   return NULL;
 }
 
-
 static int already(const struct lane *out, int n, const char *name)
 {
   for (int i = 0; i < n; i++)
@@ -78,8 +77,7 @@ int lanes_select(struct lanes *l, const char *spec, struct lane *out, int max,
     if (p != NULL) {
       len = strcspn(p, ",");
       if (len == 0 || len >= sizeof(item)) {
-        snprintf(err, errlen, "--lanes: empty or overlong entry in '%s'",
-                 spec);
+        snprintf(err, errlen, "--lanes: empty or overlong entry in '%s'", spec);
         return -1;
       }
       snprintf(item, sizeof(item), "%.*s", (int)len, p);
@@ -93,8 +91,7 @@ int lanes_select(struct lanes *l, const char *spec, struct lane *out, int max,
         if (p == NULL ? (rc->hidden || rs->hidden) : !glob_match(item, name))
           continue;
         /* A pattern does not reach hidden runtimes; only their name does. */
-        if (p != NULL && (rc->hidden || rs->hidden) &&
-            strcmp(item, name) != 0)
+        if (p != NULL && (rc->hidden || rs->hidden) && strcmp(item, name) != 0)
           continue;
         matched = 1;
         if (already(out, n, name))

@@ -106,10 +106,10 @@ static int unknown_key(struct loader *ld, const yaml_node_t *key,
     return fail_at(ld, key, "expected a key name in %s, found %s", where,
                    kind(key));
   if (best != NULL)
-    return fail_at(ld, key, "unknown key '%s' in %s (did you mean '%s'?)",
-                   name, where, best);
-  return fail_at(ld, key, "unknown key '%s' in %s (expected one of: %s)",
-                 name, where, list);
+    return fail_at(ld, key, "unknown key '%s' in %s (did you mean '%s'?)", name,
+                   where, best);
+  return fail_at(ld, key, "unknown key '%s' in %s (expected one of: %s)", name,
+                 where, list);
 }
 
 static int key_index(const yaml_node_t *key, const char *const *known)
@@ -145,8 +145,7 @@ static int expect_mapping(struct loader *ld, const yaml_node_t *n,
                           const char *what)
 {
   if (n->type != YAML_MAPPING_NODE)
-    return fail_at(ld, n, "expected %s as a mapping, found %s", what,
-                   kind(n));
+    return fail_at(ld, n, "expected %s as a mapping, found %s", what, kind(n));
   return 0;
 }
 
@@ -156,8 +155,9 @@ static int load_argv(struct loader *ld, const yaml_node_t *n,
   int count = 0;
 
   if (n->type != YAML_SEQUENCE_NODE)
-    return fail_at(ld, n, "expected %s as a list of strings "
-                          "(argv, run without a shell), found %s",
+    return fail_at(ld, n,
+                   "expected %s as a list of strings "
+                   "(argv, run without a shell), found %s",
                    what, kind(n));
   for (yaml_node_item_t *it = n->data.sequence.items.start;
        it < n->data.sequence.items.top; it++) {
@@ -187,8 +187,7 @@ static int load_bool(struct loader *ld, const yaml_node_t *n, int *out,
   const char *t = scalar(n);
   if (t && (!strcmp(t, "true") || !strcmp(t, "yes") || !strcmp(t, "on")))
     *out = 1;
-  else if (t &&
-           (!strcmp(t, "false") || !strcmp(t, "no") || !strcmp(t, "off")))
+  else if (t && (!strcmp(t, "false") || !strcmp(t, "no") || !strcmp(t, "off")))
     *out = 0;
   else
     return fail_at(ld, n, "expected true or false for %s", what);
@@ -200,8 +199,8 @@ static int load_string(struct loader *ld, const yaml_node_t *n, char **out,
 {
   const char *t = scalar(n);
   if (t == NULL || *t == '\0')
-    return fail_at(ld, n, "expected a non-empty string for %s, found %s",
-                   what, t ? "an empty one" : kind(n));
+    return fail_at(ld, n, "expected a non-empty string for %s, found %s", what,
+                   t ? "an empty one" : kind(n));
   *out = strdup(t);
   return *out ? 0 : fail_at(ld, n, "out of memory");
 }
@@ -209,8 +208,7 @@ static int load_string(struct loader *ld, const yaml_node_t *n, char **out,
 static int load_package(struct loader *ld, const yaml_node_t *n,
                         struct runtime_package *pkg, const char *rt)
 {
-  static const char *const keys[] = {"command", "artifact", "cwd", "env",
-                                     NULL};
+  static const char *const keys[] = {"command", "artifact", "cwd", "env", NULL};
   char where[96];
   int have[4] = {0, 0, 0, 0};
 
@@ -281,17 +279,17 @@ static int valid_name(const char *name)
 static int load_runtime(struct loader *ld, const yaml_node_t *k,
                         const yaml_node_t *v, struct runtime *r)
 {
-  static const char *const keys[] = {"client",  "server", "build",
-                                     "version", "package", "hidden",
-                                     "pinned",  NULL};
+  static const char *const keys[] = {"client",  "server", "build",  "version",
+                                     "package", "hidden", "pinned", NULL};
   const char *name = scalar(k);
   char where[64];
   int have[7] = {0, 0, 0, 0, 0, 0, 0};
 
   if (name == NULL || !valid_name(name))
-    return fail_at(ld, k, "expected a runtime name of lowercase letters, "
-                          "digits and '_' (at most %d; '-' separates client "
-                          "and server in lane names)",
+    return fail_at(ld, k,
+                   "expected a runtime name of lowercase letters, "
+                   "digits and '_' (at most %d; '-' separates client "
+                   "and server in lane names)",
                    LANES_NAME_MAX - 1);
   memset(r, 0, sizeof(*r));
   snprintf(r->name, sizeof(r->name), "%s", name);
@@ -362,8 +360,8 @@ static int load_number(struct loader *ld, const yaml_node_t *n,
   *out = v;
   return 0;
 bad:
-  return fail_at(ld, n, "expected %s as a whole number from %llu to %llu",
-                 what, (unsigned long long)min, (unsigned long long)max);
+  return fail_at(ld, n, "expected %s as a whole number from %llu to %llu", what,
+                 (unsigned long long)min, (unsigned long long)max);
 }
 
 static int load_workload(struct loader *ld, const yaml_node_t *k,
@@ -382,8 +380,9 @@ static int load_workload(struct loader *ld, const yaml_node_t *k,
   char where[64];
 
   if (name == NULL || !valid_name(name))
-    return fail_at(ld, k, "expected a workload name of lowercase letters, "
-                          "digits and '_'");
+    return fail_at(ld, k,
+                   "expected a workload name of lowercase letters, "
+                   "digits and '_'");
   snprintf(where, sizeof(where), "workload '%s'", name);
   if (expect_mapping(ld, v, where) || check_duplicates(ld, v, "key"))
     return -1;
@@ -395,8 +394,8 @@ static int load_workload(struct loader *ld, const yaml_node_t *k,
     if (i < 0)
       return unknown_key(ld, pk, where, keys);
     snprintf(what, sizeof(what), "'%s'", keys[i]);
-    if (load_number(ld, node(ld, p->value), what, min[i], max[i],
-                    &value[i]) != 0)
+    if (load_number(ld, node(ld, p->value), what, min[i], max[i], &value[i]) !=
+        0)
       return -1;
     have[i] = 1;
   }
@@ -419,11 +418,14 @@ static int load_document(struct loader *ld, struct lanes *into)
   yaml_node_t *root = yaml_document_get_root_node(&ld->doc);
 
   if (root == NULL)
-    return fail_at(ld, NULL, "the file is empty; expected a mapping with "
-                             "'runtimes' and 'workloads'");
+    return fail_at(ld, NULL,
+                   "the file is empty; expected a mapping with "
+                   "'runtimes' and 'workloads'");
   if (root->type != YAML_MAPPING_NODE)
-    return fail_at(ld, root, "expected a mapping with 'runtimes' and "
-                             "'workloads', found %s", kind(root));
+    return fail_at(ld, root,
+                   "expected a mapping with 'runtimes' and "
+                   "'workloads', found %s",
+                   kind(root));
   if (check_duplicates(ld, root, "key"))
     return -1;
   for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
@@ -445,8 +447,7 @@ static int load_document(struct loader *ld, struct lanes *into)
           return -1;
       } else {
         if (into->nworkloads >= LANES_MAX_WORKLOADS)
-          return fail_at(ld, qk, "more than %d workloads",
-                         LANES_MAX_WORKLOADS);
+          return fail_at(ld, qk, "more than %d workloads", LANES_MAX_WORKLOADS);
         if (load_workload(ld, qk, qv, &into->workloads[into->nworkloads++]))
           return -1;
       }

@@ -257,8 +257,8 @@ static const char *base_name(const char *path)
   return base;
 }
 
-static int add_entry(struct model_package_info *info, int *cap, const char *path,
-                     size_t pathlen, int64_t size)
+static int add_entry(struct model_package_info *info, int *cap,
+                     const char *path, size_t pathlen, int64_t size)
 {
   char *copy;
 
@@ -321,8 +321,8 @@ static int count_data(struct archive *a, int64_t already, int64_t *size,
 }
 
 static int read_entries(struct archive *a, struct package_source *src,
-                        struct model_package_info *info, const char *path, char *err,
-                        size_t errlen)
+                        struct model_package_info *info, const char *path,
+                        char *err, size_t errlen)
 {
   struct archive_entry *e;
   int64_t nheaders = 0, path_bytes = 0;

@@ -18,8 +18,8 @@ static void join_argv(const struct lanes_argv *a, char *out, size_t outlen)
   size_t n = 0;
   out[0] = '\0';
   for (int i = 0; a->argv[i] != NULL && n < outlen; i++)
-    n += (size_t)snprintf(out + n, outlen - n, "%s%s", i ? " " : "",
-                          a->argv[i]);
+    n +=
+        (size_t)snprintf(out + n, outlen - n, "%s%s", i ? " " : "", a->argv[i]);
 }
 
 /* A program named without a path must be on PATH now; one with a path may
@@ -35,8 +35,8 @@ static int find_bare(struct runtime *r, const struct lanes_argv *a,
     return 1;
   r->available = 0;
   snprintf(r->why_unavailable, sizeof(r->why_unavailable),
-           "'%s' (its %s program) is not installed or not on PATH",
-           a->argv[0], what);
+           "'%s' (its %s program) is not installed or not on PATH", a->argv[0],
+           what);
   return 0;
 }
 
@@ -93,8 +93,8 @@ static void build(struct runtime *r, FILE *log)
   } else if (!command_succeeded(&res)) {
     command_describe_failure(&res, why, sizeof(why));
     r->broken = 1;
-    snprintf(r->why_unavailable, sizeof(r->why_unavailable),
-             "build '%s' %s", cmd, why);
+    snprintf(r->why_unavailable, sizeof(r->why_unavailable), "build '%s' %s",
+             cmd, why);
   }
   command_result_release(&res);
 }

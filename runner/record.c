@@ -65,15 +65,15 @@ void record_provenance(const char *root, struct evidence_provenance *p)
   git_line(root, branch, p->branch, sizeof(p->branch), NULL);
   /* A CI checkout of a branch may be a detached HEAD at its tip. */
   if (strcmp(p->branch, "HEAD") == 0 && getenv("GITHUB_REF_NAME") &&
-      strncmp(getenv("GITHUB_REF") ? getenv("GITHUB_REF") : "",
-              "refs/heads/", 11) == 0)
+      strncmp(getenv("GITHUB_REF") ? getenv("GITHUB_REF") : "", "refs/heads/",
+              11) == 0)
     env_copy(p->branch, sizeof(p->branch), "GITHUB_REF_NAME");
   if (git_line(root, status, line, sizeof(line), &changes) == 0)
     p->clean = changes == 0;
   p->in_ci = ci != NULL && *ci != '\0' && strcmp(ci, "false") != 0 &&
              strcmp(ci, "0") != 0;
-  if (getenv("GITHUB_ACTIONS") && strcmp(getenv("GITHUB_ACTIONS"), "true") ==
-                                      0) {
+  if (getenv("GITHUB_ACTIONS") &&
+      strcmp(getenv("GITHUB_ACTIONS"), "true") == 0) {
     snprintf(p->ci_provider, sizeof(p->ci_provider), "github_actions");
     env_copy(p->ci_workflow, sizeof(p->ci_workflow), "GITHUB_WORKFLOW");
     env_copy(p->ci_run_id, sizeof(p->ci_run_id), "GITHUB_RUN_ID");
@@ -95,8 +95,7 @@ int record_add_matrix(struct evidence_provenance *p, const char *path,
   }
   if (shown == path && path[0] == '/' && (slash = strrchr(path, '/')) != NULL)
     shown = slash + 1; /* outside the repository: its name only */
-  snprintf(p->matrix[p->nmatrix].file, sizeof(p->matrix[0].file), "%s",
-           shown);
+  snprintf(p->matrix[p->nmatrix].file, sizeof(p->matrix[0].file), "%s", shown);
   if (sha256_file(path, p->matrix[p->nmatrix].sha256, err, errlen) != 0)
     return -1;
   p->nmatrix++;
@@ -117,12 +116,13 @@ int record_refusal(const struct evidence_provenance *p, char *err,
                              "%sthe work tree has changes", used ? "; " : "");
   if (strcmp(p->branch, "main") != 0 && used < errlen)
     used += (size_t)snprintf(err + used, errlen - used,
-                             "%sHEAD is on '%s', not 'main'",
-                             used ? "; " : "", p->branch);
+                             "%sHEAD is on '%s', not 'main'", used ? "; " : "",
+                             p->branch);
   if (!p->in_ci && used < errlen)
     used += (size_t)snprintf(err + used, errlen - used,
                              "%sCI is not set (official records come from "
-                             "CI)", used ? "; " : "");
+                             "CI)",
+                             used ? "; " : "");
   return used > 0 ? -1 : 0;
 }
 
@@ -131,8 +131,8 @@ void record_path(char *out, size_t outlen, const char *dir, const char *kind,
                  int shard_count)
 {
   if (shard_count > 0)
-    snprintf(out, outlen, "%s/%s-%s-%s-shard-%d-of-%d.json", dir, kind,
-             m->os, m->arch, shard_index, shard_count);
+    snprintf(out, outlen, "%s/%s-%s-%s-shard-%d-of-%d.json", dir, kind, m->os,
+             m->arch, shard_index, shard_count);
   else
     snprintf(out, outlen, "%s/%s-%s-%s.json", dir, kind, m->os, m->arch);
 }
@@ -140,8 +140,8 @@ void record_path(char *out, size_t outlen, const char *dir, const char *kind,
 /* Before a record: provenance, the refusals of an official record, the
  * expectations file, the output folder. */
 int record_setup(const struct cli_options *o, struct lanes *l,
-                        struct evidence_provenance **prov,
-                        struct expect **expect, FILE *errf)
+                 struct evidence_provenance **prov, struct expect **expect,
+                 FILE *errf)
 {
   char err[1024], path[LANES_PATH_MAX + 16];
   uv_fs_t req;
@@ -156,8 +156,10 @@ int record_setup(const struct cli_options *o, struct lanes *l,
   record_provenance(l->root, *prov);
   if (!o->rehearse) {
     if (record_refusal(*prov, err, sizeof(err)) != 0) {
-      fprintf(errf, "crossrun: record refused: %s (--rehearse runs it "
-                    "anyway, as official: false)\n", err);
+      fprintf(errf,
+              "crossrun: record refused: %s (--rehearse runs it "
+              "anyway, as official: false)\n",
+              err);
       return RUN_EXIT_USAGE;
     }
     if (o->lanes != NULL || o->overrides != 0 ||
@@ -190,8 +192,8 @@ int record_setup(const struct cli_options *o, struct lanes *l,
   rc = uv_fs_mkdir(NULL, &req, o->output_directory, 0755, NULL);
   uv_fs_req_cleanup(&req);
   if (rc != 0 && rc != UV_EEXIST) {
-    fprintf(errf, "crossrun: --output-directory %s: %s\n",
-            o->output_directory, uv_strerror(rc));
+    fprintf(errf, "crossrun: --output-directory %s: %s\n", o->output_directory,
+            uv_strerror(rc));
     return RUN_EXIT_USAGE;
   }
   return RUN_EXIT_OK;
@@ -218,8 +220,8 @@ static int lane_flaky(const struct evidence_lane *lane)
 /* After a record: expectations, then evidence-* or rejected-*, with every
  * reason. Returns the exit status. */
 int record_finish(const struct cli_options *o, struct evidence_run *run,
-                         const struct expect *expect, char *path,
-                         size_t pathlen, FILE *out, FILE *errf)
+                  const struct expect *expect, char *path, size_t pathlen,
+                  FILE *out, FILE *errf)
 {
   struct evidence_cleanliness c;
   char final[LANES_PATH_MAX + 128], err[512];
@@ -239,26 +241,31 @@ int record_finish(const struct cli_options *o, struct evidence_run *run,
               run->machine.os);
     } else if (x != NULL) {
       problems++;
-      fprintf(errf, "crossrun: record: lane %s passed on %s, but %s:%d "
-                    "expects it to fail: the known failure is fixed; delete "
-                    "that entry (lane: %s, os: %s)\n",
+      fprintf(errf,
+              "crossrun: record: lane %s passed on %s, but %s:%d "
+              "expects it to fail: the known failure is fixed; delete "
+              "that entry (lane: %s, os: %s)\n",
               lane->name, run->machine.os, expect->path, x->line, x->lane,
               x->os);
     }
     if (!failed && lane_flaky(lane)) {
       flaky++;
-      fprintf(errf, "crossrun: record: lane %s is flaky: a sample failed, "
-                    "then passed on retry\n", lane->name);
+      fprintf(errf,
+              "crossrun: record: lane %s is flaky: a sample failed, "
+              "then passed on retry\n",
+              lane->name);
     }
   }
   evidence_cleanliness(run, &c);
   if (c.processes_left || c.sockets_left || c.forced_terminations ||
       c.temp_entries_left) {
     problems++;
-    fprintf(errf, "crossrun: record: cleanliness: %d processes left, %d "
-                  "sockets left, %d forced terminations, %d temp entries "
-                  "left\n", c.processes_left, c.sockets_left,
-            c.forced_terminations, c.temp_entries_left);
+    fprintf(errf,
+            "crossrun: record: cleanliness: %d processes left, %d "
+            "sockets left, %d forced terminations, %d temp entries "
+            "left\n",
+            c.processes_left, c.sockets_left, c.forced_terminations,
+            c.temp_entries_left);
   }
   if (!run->complete) {
     problems++;
@@ -266,8 +273,8 @@ int record_finish(const struct cli_options *o, struct evidence_run *run,
   }
   run->official = !o->rehearse && problems == 0 && flaky == 0;
   record_path(final, sizeof(final), o->output_directory,
-              problems ? "rejected" : "evidence", &run->machine,
-              o->shard_index, o->shard_count);
+              problems ? "rejected" : "evidence", &run->machine, o->shard_index,
+              o->shard_count);
   if (evidence_write(run, final, err, sizeof(err)) != 0) {
     fprintf(errf, "crossrun: %s\n", err);
     return RUN_EXIT_RUNNER;
@@ -277,8 +284,10 @@ int record_finish(const struct cli_options *o, struct evidence_run *run,
   snprintf(path, pathlen, "%s", final);
   summary_print(out, run);
   if (problems) {
-    fprintf(out, "record rejected: %d problem%s; no evidence file, the data "
-                 "is in %s\n", problems, problems == 1 ? "" : "s", final);
+    fprintf(out,
+            "record rejected: %d problem%s; no evidence file, the data "
+            "is in %s\n",
+            problems, problems == 1 ? "" : "s", final);
     return run->complete ? RUN_EXIT_FAILED : RUN_EXIT_INTERRUPTED;
   }
   fprintf(out, "evidence: %s (%s)\n", final,
@@ -287,4 +296,3 @@ int record_finish(const struct cli_options *o, struct evidence_run *run,
                         : "rehearsal, not official");
   return flaky ? RUN_EXIT_FAILED : RUN_EXIT_OK;
 }
-

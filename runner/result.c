@@ -17,9 +17,9 @@ struct field {
 #define FIELD(name) {#name, offsetof(struct model_client_result, name)}
 /* clang-format on */
 static const struct field fields[] = {
-    FIELD(round_trips),     FIELD(warmup_round_trips), FIELD(payload_bytes),
-    FIELD(max_in_flight),   FIELD(frames_sent),        FIELD(frames_received),
-    FIELD(bytes_sent),      FIELD(bytes_received),     FIELD(elapsed_ns),
+    FIELD(round_trips),   FIELD(warmup_round_trips), FIELD(payload_bytes),
+    FIELD(max_in_flight), FIELD(frames_sent),        FIELD(frames_received),
+    FIELD(bytes_sent),    FIELD(bytes_received),     FIELD(elapsed_ns),
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -122,8 +122,9 @@ int result_check(const struct model_client_result *r,
     }
   }
   if (r->elapsed_ns <= 0) {
-    snprintf(err, errlen, "result 'elapsed_ns' is %" PRId64
-                          ", expected a positive time", r->elapsed_ns);
+    snprintf(err, errlen,
+             "result 'elapsed_ns' is %" PRId64 ", expected a positive time",
+             r->elapsed_ns);
     return -1;
   }
   return 0;

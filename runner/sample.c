@@ -36,7 +36,7 @@ struct peer {
   uint64_t started_ns;
   uint64_t deadline_ns;      /* READY (server) or exit (client) */
   uint64_t exit_deadline_ns; /* server: exit after the client ended */
-  int term_stage;       /* 0 none, 1 SIGTERM sent, 2 SIGKILL sent */
+  int term_stage;            /* 0 none, 1 SIGTERM sent, 2 SIGKILL sent */
   uint64_t term_next_ns;
 };
 
@@ -164,9 +164,9 @@ static void record_argv(struct model_peer *rep, const char *const *argv)
 static int start_peer(struct sample_exec *x, struct peer *p,
                       const char *const *argv)
 {
-  struct platform_spawn_opts opts = {
-      argv, x->env,
-      p == &x->server ? x->spec->server_cwd : x->spec->client_cwd};
+  struct platform_spawn_opts opts = {argv, x->env,
+                                     p == &x->server ? x->spec->server_cwd
+                                                     : x->spec->client_cwd};
   char err[256];
   int rc;
 
@@ -228,10 +228,17 @@ static void start_client(struct sample_exec *x)
   snprintf(x->num[1], sizeof(x->num[1]), "%" PRIu64, w->round_trips);
   snprintf(x->num[2], sizeof(x->num[2]), "%" PRIu32, w->payload_bytes);
   snprintf(x->num[3], sizeof(x->num[3]), "%" PRIu32, w->max_in_flight);
-  const char *extra[] = {"--connect",       x->endpoint, "--warmup",
-                         x->num[0],         "--round-trips", x->num[1],
-                         "--payload-bytes", x->num[2], "--max-in-flight",
-                         x->num[3],         NULL};
+  const char *extra[] = {"--connect",
+                         x->endpoint,
+                         "--warmup",
+                         x->num[0],
+                         "--round-trips",
+                         x->num[1],
+                         "--payload-bytes",
+                         x->num[2],
+                         "--max-in-flight",
+                         x->num[3],
+                         NULL};
   if (build_argv(x->spec->client_argv, argv, MODEL_ARGV_MAX, extra) != 0) {
     x->spawn_failed = 1;
     snprintf(x->spawn_msg, sizeof(x->spawn_msg), "client argv too long");
@@ -429,8 +436,7 @@ static int check_port(struct sample_exec *x)
   }
   c->passed = rc == 1;
   if (rc == 1)
-    snprintf(c->reason, sizeof(c->reason), "port %d bound again",
-             x->res->port);
+    snprintf(c->reason, sizeof(c->reason), "port %d bound again", x->res->port);
   else
     snprintf(c->reason, sizeof(c->reason), "%s", err);
   return 0;
@@ -564,22 +570,21 @@ int sample_run(const struct sample_spec *spec, struct model_sample *res,
   parse_client_result(x);
   {
     struct verdict_input in = {
-        x->ready, x->ready_failed, x->ready_msg, x->spawn_failed,
-        x->spawn_msg, x->interrupted, &spec->workload,
+        x->ready,     x->ready_failed, x->ready_msg,    x->spawn_failed,
+        x->spawn_msg, x->interrupted,  &spec->workload,
     };
     verdict_decide(&in, res);
   }
   rc = 0;
-out_temp:
-  {
-    char rm_err[256];
-    if (tempdir_remove(&x->tmp, rm_err, sizeof(rm_err)) != 0 && rc == 0 &&
-        res->status == MODEL_PASSED) {
-      /* Not leaving the directory behind is part of the contract. */
-      res->status = MODEL_ERROR;
-      snprintf(res->message, sizeof(res->message), "%s", rm_err);
-    }
+out_temp : {
+  char rm_err[256];
+  if (tempdir_remove(&x->tmp, rm_err, sizeof(rm_err)) != 0 && rc == 0 &&
+      res->status == MODEL_PASSED) {
+    /* Not leaving the directory behind is part of the contract. */
+    res->status = MODEL_ERROR;
+    snprintf(res->message, sizeof(res->message), "%s", rm_err);
   }
+}
 out_free:
   res->wall_ns = uv_hrtime() - x->start_ns;
   platform_proc_release(&x->server.proc);

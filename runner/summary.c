@@ -29,7 +29,7 @@ static const char *rss_source(const struct evidence_lane *lane, int server)
   int any = 0;
   for (int i = 0; i < lane->nsamples; i++) {
     const struct model_peer *p = server ? &lane->samples[i].result.server
-                                         : &lane->samples[i].result.client;
+                                        : &lane->samples[i].result.client;
     if (p->peak_rss_source == NULL)
       continue;
     any = 1;
@@ -49,15 +49,16 @@ static void print_baseline_ratios(FILE *f, const struct evidence_run *run)
 
   for (int l = 0; l < run->nlanes; l++) {
     if (strcmp(run->lanes[l].name, BASELINE_LANE) == 0) {
-      stats_lane_compute(run->lanes[l].samples, run->lanes[l].nsamples,
-                         &base);
+      stats_lane_compute(run->lanes[l].samples, run->lanes[l].nsamples, &base);
       found = base.timed > 0;
     }
   }
   if (!found)
     return;
-  fprintf(f, "\nratio of medians to the raw loopback baseline (%.1f ns/round "
-             "trip):\n", base.ns_per_rt.median);
+  fprintf(f,
+          "\nratio of medians to the raw loopback baseline (%.1f ns/round "
+          "trip):\n",
+          base.ns_per_rt.median);
   for (int l = 0; l < run->nlanes; l++) {
     if (strcmp(run->lanes[l].name, BASELINE_LANE) == 0)
       continue;
@@ -70,9 +71,8 @@ static void print_baseline_ratios(FILE *f, const struct evidence_run *run)
   }
 }
 
-static const struct evidence_lane *lane_of(const struct evidence_run *run,
-                                           const char *client,
-                                           const char *server)
+static const struct evidence_lane *
+lane_of(const struct evidence_run *run, const char *client, const char *server)
 {
   for (int l = 0; l < run->nlanes; l++)
     if (strcmp(run->lanes[l].client_runtime, client) == 0 &&
@@ -95,8 +95,8 @@ static void print_matrix_table(FILE *f, const struct evidence_run *run)
   int cells = 0;
 
   for (int l = 0; l < run->nlanes; l++)
-    cells += strcmp(run->lanes[l].client_runtime,
-                    run->lanes[l].server_runtime) != 0;
+    cells +=
+        strcmp(run->lanes[l].client_runtime, run->lanes[l].server_runtime) != 0;
   if (cells == 0 || run->nruntimes < 2)
     return;
   fprintf(f, "\nmedian ns per round trip (also ms per million round "
@@ -126,8 +126,8 @@ static void print_matrix_table(FILE *f, const struct evidence_run *run)
       }
       stats_lane_compute(lane->samples, lane->nsamples, &st);
       if (st.timed > 0 && st.failed == 0)
-        fprintf(f, " %.0f [%.0f-%.0f] |", st.ns_per_rt.median,
-                st.ns_per_rt.min, st.ns_per_rt.max);
+        fprintf(f, " %.0f [%.0f-%.0f] |", st.ns_per_rt.median, st.ns_per_rt.min,
+                st.ns_per_rt.max);
       else
         fprintf(f, " %s |", stats_lane_status(lane, &st));
     }
@@ -178,8 +178,7 @@ static void print_packages_table(FILE *f, const struct evidence_run *run)
     const struct model_package *p = &run->packages[i];
     char packed[32], unpacked[32];
     if (!p->measured) {
-      fprintf(f, "| %s | failed: %s | | | | | |\n", p->runtime,
-              p->error);
+      fprintf(f, "| %s | failed: %s | | | | | |\n", p->runtime, p->error);
       continue;
     }
     size_text(packed, sizeof(packed), p->package.packed_bytes);
@@ -208,16 +207,16 @@ static void print_comparisons(FILE *f, const struct evidence_run *run)
     const struct evidence_lane *lane = &run->lanes[l];
     char why[256];
     if (compare_stable(lane, why, sizeof(why)) == 0)
-      fprintf(f, "%s%s: not stable: %s\n", any++ ? "" : "\n", lane->name,
-              why);
+      fprintf(f, "%s%s: not stable: %s\n", any++ ? "" : "\n", lane->name, why);
   }
   for (int l = 0; l < run->nlanes; l++)
     if (run->lanes[l].nsamples > n)
       n = run->lanes[l].nsamples;
   if (ref == NULL)
     return;
-  fprintf(f, "\nagainst %s (ratio of medians; exact Mann-Whitney U, two-"
-             "sided, 0.05; within 5%%: tie; ~: not significant):\n",
+  fprintf(f,
+          "\nagainst %s (ratio of medians; exact Mann-Whitney U, two-"
+          "sided, 0.05; within 5%%: tie; ~: not significant):\n",
           ref->name);
   for (int l = 0; l < run->nlanes; l++) {
     const struct evidence_lane *lane = &run->lanes[l];
@@ -237,13 +236,15 @@ static void print_comparisons(FILE *f, const struct evidence_run *run)
       if (lb == ref || strcmp(lb->client_runtime, lb->server_runtime) != 0 ||
           compare_lanes(lb, la, &r) != 0)
         continue;
-      fprintf(f, "  %-17s %6.2fx  %-6s U=%g p=%.3f  (against %s)\n",
-              lb->name, r.ratio, r.verdict, r.u, r.p, la->name);
+      fprintf(f, "  %-17s %6.2fx  %-6s U=%g p=%.3f  (against %s)\n", lb->name,
+              r.ratio, r.verdict, r.u, r.p, la->name);
     }
   }
   if (n > 1)
-    fprintf(f, "with %d samples, [min, max] is a %.2f%% interval for the "
-               "median\n", n, compare_minmax_coverage(n) * 100);
+    fprintf(f,
+            "with %d samples, [min, max] is a %.2f%% interval for the "
+            "median\n",
+            n, compare_minmax_coverage(n) * 100);
 }
 
 int summary_all_passed(const struct evidence_run *run)
@@ -268,8 +269,9 @@ void summary_print(FILE *f, const struct evidence_run *run)
   struct evidence_cleanliness c;
   int unavailable = 0, failures = 0;
 
-  fprintf(f, "\ncrossrun %s: %d lane%s, %d sample%s each, %" PRIu64
-             " round trips of %" PRIu32 " bytes, %" PRIu32 " in flight\n",
+  fprintf(f,
+          "\ncrossrun %s: %d lane%s, %d sample%s each, %" PRIu64
+          " round trips of %" PRIu32 " bytes, %" PRIu32 " in flight\n",
           run->mode, run->nlanes, run->nlanes == 1 ? "" : "s",
           run->samples_per_lane, run->samples_per_lane == 1 ? "" : "s",
           run->workload.round_trips, run->workload.payload_bytes,
@@ -294,10 +296,10 @@ void summary_print(FILE *f, const struct evidence_run *run)
       snprintf(time, sizeof(time), "-");
     mib(crss, sizeof(crss), st.client_rss.median, st.client_rss.n);
     mib(srss, sizeof(srss), st.server_rss.median, st.server_rss.n);
-    snprintf(cr, sizeof(cr), "%s %s", crss, st.client_rss.n ?
-             rss_source(lane, 0) : "");
-    snprintf(sr, sizeof(sr), "%s %s", srss, st.server_rss.n ?
-             rss_source(lane, 1) : "");
+    snprintf(cr, sizeof(cr), "%s %s", crss,
+             st.client_rss.n ? rss_source(lane, 0) : "");
+    snprintf(sr, sizeof(sr), "%s %s", srss,
+             st.server_rss.n ? rss_source(lane, 1) : "");
     ms(ccpu, sizeof(ccpu), st.client_cpu.median, st.client_cpu.n);
     ms(scpu, sizeof(scpu), st.server_cpu.median, st.server_cpu.n);
     snprintf(passed, sizeof(passed), "%d/%d", st.passed, lane->nsamples);
@@ -323,9 +325,8 @@ void summary_print(FILE *f, const struct evidence_run *run)
       if (failures++ == 0)
         fprintf(f, "\n");
       evidence_reproduce(run, lane, repro, sizeof(repro));
-      fprintf(f, "%s round %d: %s at %s: %s: %s\n  reproduce: %s\n",
-              lane->name, lane->samples[i].round,
-              model_status_name(r->status),
+      fprintf(f, "%s round %d: %s at %s: %s: %s\n  reproduce: %s\n", lane->name,
+              lane->samples[i].round, model_status_name(r->status),
               r->failure_stage ? r->failure_stage : "runner",
               r->failure_reason ? r->failure_reason : "error", r->message,
               repro);
@@ -340,9 +341,10 @@ void summary_print(FILE *f, const struct evidence_run *run)
     fprintf(f, "\n%d lane%s unavailable (not run; see above)\n", unavailable,
             unavailable == 1 ? "" : "s");
   evidence_cleanliness(run, &c);
-  fprintf(f, "\ncleanliness: %d pairs started, %d natural exits, %d "
-             "processes left, %d sockets left, %d forced terminations, %d "
-             "temp entries left\n",
+  fprintf(f,
+          "\ncleanliness: %d pairs started, %d natural exits, %d "
+          "processes left, %d sockets left, %d forced terminations, %d "
+          "temp entries left\n",
           c.pairs_started, c.natural_exits, c.processes_left, c.sockets_left,
           c.forced_terminations, c.temp_entries_left);
 }

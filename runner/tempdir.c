@@ -48,8 +48,7 @@ int tempdir_scan(const struct tempdir *t, struct model_leftovers *out,
   }
   while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
     if (out->count < MODEL_MAX_LEFTOVERS)
-      snprintf(out->names[out->count], sizeof(out->names[0]), "%s",
-               ent.name);
+      snprintf(out->names[out->count], sizeof(out->names[0]), "%s", ent.name);
     out->count++;
   }
   uv_fs_req_cleanup(&req);

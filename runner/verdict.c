@@ -12,8 +12,7 @@
 
 /* 1 when a peer's stderr names a rejection of SPEC.md section 6, with its
  * first line copied into line; else 0. */
-static int names_rejection(const struct model_peer *p, char *line,
-                           size_t len)
+static int names_rejection(const struct model_peer *p, char *line, size_t len)
 {
   char text[2048];
   capture_text(&p->err, text, sizeof(text));
@@ -43,8 +42,8 @@ static void describe_exit(const struct model_peer *p, char *out, size_t len)
              p->forced ? " (sent by the runner)" : "", first[0] ? ": " : "",
              first);
   else if (p->exit_code != 0)
-    snprintf(out, len, "exited with %d%s%s", p->exit_code,
-             first[0] ? ": " : "", first);
+    snprintf(out, len, "exited with %d%s%s", p->exit_code, first[0] ? ": " : "",
+             first);
   else if (p->forced)
     snprintf(out, len, "exited with 0 after the runner signalled it");
   else

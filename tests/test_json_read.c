@@ -1,6 +1,6 @@
 /* Direct tests of the input readers' modules: the one UTF-8 decoder
- * (evidence/base/utf8.h), the bounded buffer (evidence/base/dynbuf.h) and the one
- * reader of input documents (evidence/base/json_read.h), and that validate,
+ * (evidence/base/utf8.h), the bounded buffer (evidence/base/dynbuf.h) and the
+ * one reader of input documents (evidence/base/json_read.h), and that validate,
  * merge and report give the same answer for the same bad file. */
 #include <stdint.h>
 #include <stdio.h>

@@ -25,9 +25,10 @@ static const char *write_file(const char *name, const char *text, size_t len)
   return path;
 }
 
-#define GOOD_RUNTIME "  c:\n    client: [bin/client]\n    server: [bin/server]\n"
-#define WORKLOADS                                                            \
-  "workloads:\n  quick: {warmup: 1, round_trips: 2, payload_bytes: 3, "    \
+#define GOOD_RUNTIME                                                           \
+  "  c:\n    client: [bin/client]\n    server: [bin/server]\n"
+#define WORKLOADS                                                              \
+  "workloads:\n  quick: {warmup: 1, round_trips: 2, payload_bytes: 3, "        \
   "max_in_flight: 4, samples: 1}\n"
 
 static const struct bad_case {
@@ -86,27 +87,22 @@ static const struct bad_case {
      "runtimes:\n  c:\n    client: [a]\n    server: [b]\n    package:\n"
      "      command: [pack]\n      artifact: x\n      env: {'A=B': c}\n",
      ":8:13: expected a variable name in package 'env'"},
-    {"round_trips 0",
-     "workloads:\n  w:\n    warmup: 0\n    round_trips: 0\n",
+    {"round_trips 0", "workloads:\n  w:\n    warmup: 0\n    round_trips: 0\n",
      ":4:18: expected 'round_trips' as a whole number from 1 to"},
     {"payload too large",
      "workloads:\n  w: {warmup: 0, round_trips: 1, payload_bytes: 1048577}\n",
      ":2:49: expected 'payload_bytes' as a whole number from 0 to 1048576"},
-    {"number in quotes",
-     "workloads:\n  w: {warmup: '5'}\n",
+    {"number in quotes", "workloads:\n  w: {warmup: '5'}\n",
      ":2:15: expected 'warmup' as a whole number"},
-    {"negative number",
-     "workloads:\n  w: {warmup: -5}\n",
+    {"negative number", "workloads:\n  w: {warmup: -5}\n",
      ":2:15: expected 'warmup' as a whole number"},
-    {"huge number",
-     "workloads:\n  w: {warmup: 99999999999999999999999}\n",
+    {"huge number", "workloads:\n  w: {warmup: 99999999999999999999999}\n",
      ":2:15: expected 'warmup' as a whole number"},
     {"workload missing samples",
      "workloads:\n  w: {warmup: 0, round_trips: 1, payload_bytes: 2, "
      "max_in_flight: 3}\n",
      ":2:3: workload 'w' needs 'samples'"},
-    {"unknown workload key",
-     "workloads:\n  w: {warmup: 0, round_trip: 1}\n",
+    {"unknown workload key", "workloads:\n  w: {warmup: 0, round_trip: 1}\n",
      ":2:18: unknown key 'round_trip' in workload 'w' (did you mean "
      "'round_trips'?)"},
     {"two documents", "runtimes:\n" GOOD_RUNTIME "---\nruntimes: {}\n",
@@ -128,8 +124,7 @@ static void test_bad_files(void)
 
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     struct lanes *l = calloc(1, sizeof(*l));
-    const char *path = write_file("bad.yaml", bad[i].text,
-                                  strlen(bad[i].text));
+    const char *path = write_file("bad.yaml", bad[i].text, strlen(bad[i].text));
     char want[512];
     err[0] = '\0';
     snprintf(want, sizeof(want), "%s%s", path, bad[i].expect);
@@ -174,12 +169,12 @@ static void test_merge(void)
 
   if (l == NULL)
     return;
-  first = write_file("a.yaml",
-                     "runtimes:\n" GOOD_RUNTIME "  node:\n    client: [n]\n"
-                     "    server: [n]\n    hidden: yes\n" WORKLOADS,
-                     strlen("runtimes:\n" GOOD_RUNTIME
-                            "  node:\n    client: [n]\n"
-                            "    server: [n]\n    hidden: yes\n" WORKLOADS));
+  first =
+      write_file("a.yaml",
+                 "runtimes:\n" GOOD_RUNTIME "  node:\n    client: [n]\n"
+                 "    server: [n]\n    hidden: yes\n" WORKLOADS,
+                 strlen("runtimes:\n" GOOD_RUNTIME "  node:\n    client: [n]\n"
+                        "    server: [n]\n    hidden: yes\n" WORKLOADS));
   TAP_OK(matrix_load(l, first, err, sizeof(err)) == 0 && l->nruntimes == 2 &&
              l->nworkloads == 1 && l->runtimes[1].hidden,
          "a good file loads: %s", err);
@@ -200,7 +195,8 @@ static void test_merge(void)
              strcmp(c->client.argv[1], "--x") == 0 &&
              strstr(c->dir, "/other") != NULL && strstr(c->source, "b.yaml:2"),
          "and replaces one of the same name, its paths from its own folder "
-         "(%s)", c ? c->dir : "none");
+         "(%s)",
+         c ? c->dir : "none");
   TAP_OK(py && lanes_find_workload(l, "quick") != NULL,
          "what it does not name is kept");
   lanes_release(l);

@@ -172,8 +172,10 @@ static void test_official(void)
              strcmp(json_str_at(doc, "provenance.branch"), "main") == 0 &&
              json_object_get_boolean(json_at(doc, "provenance.clean")),
          "provenance: commit %s, branch, clean", head);
-  TAP_OK(strcmp(json_str_at(doc, "provenance.ci.provider"), "github_actions") == 0 &&
-             strcmp(json_str_at(doc, "provenance.ci.workflow"), "record-flow") == 0 &&
+  TAP_OK(strcmp(json_str_at(doc, "provenance.ci.provider"), "github_actions") ==
+                 0 &&
+             strcmp(json_str_at(doc, "provenance.ci.workflow"),
+                    "record-flow") == 0 &&
              strcmp(json_str_at(doc, "provenance.ci.run_id"), "4242") == 0 &&
              strcmp(json_str_at(doc, "provenance.ci.run_attempt"), "2") == 0,
          "provenance: the CI provider, workflow, run id and attempt");
@@ -183,9 +185,10 @@ static void test_official(void)
              json_object_object_get_ex(m, "matrix.yaml", &v) &&
              strcmp(json_object_get_string(v), hex) == 0,
          "provenance: the matrix file's SHA-256");
-  TAP_OK(strcmp(json_str_at(doc, "runtimes.fx.toolchain_version"), "fixture 1.0") ==
-                 0 &&
-             *json_str_at(doc, "machine.kernel") && *json_str_at(doc, "machine.cpu_model"),
+  TAP_OK(strcmp(json_str_at(doc, "runtimes.fx.toolchain_version"),
+                "fixture 1.0") == 0 &&
+             *json_str_at(doc, "machine.kernel") &&
+             *json_str_at(doc, "machine.cpu_model"),
          "toolchain version and machine");
   json_object_put(doc);
 
@@ -233,9 +236,11 @@ static void test_rejected_and_expectations(void)
   snprintf(path, sizeof(path), "%s/out/rejected-linux-x86_64.json", repo);
   {
     json_object *doc = json_object_from_file(path);
-    TAP_OK(doc && json_object_get_boolean(
-                      json_at(doc, "lanes.bad-fx.samples.0.retried")) &&
-               strcmp(json_str_at(doc, "lanes.bad-fx.samples.0.first_attempt.reason"),
+    TAP_OK(doc &&
+               json_object_get_boolean(
+                   json_at(doc, "lanes.bad-fx.samples.0.retried")) &&
+               strcmp(json_str_at(
+                          doc, "lanes.bad-fx.samples.0.first_attempt.reason"),
                       "result_mismatch") == 0,
            "the data is in rejected-<os>-<arch>.json, the retry recorded");
     if (doc)
@@ -296,8 +301,8 @@ static void test_rejected_and_expectations(void)
   fclose(f);
   {
     char args[1200];
-    snprintf(args, sizeof(args), "--output-directory out --rehearse --expect %s",
-             expect);
+    snprintf(args, sizeof(args),
+             "--output-directory out --rehearse --expect %s", expect);
     TAP_OK(record("", args) == 2 &&
                output_has("expect.yaml:2:5: os 'plan9' is not linux, macos "
                           "or windows"),
@@ -311,17 +316,19 @@ static void test_shards(void)
   json_object *a, *b;
 
   sh("rm -rf %s/out", repo);
-  TAP_OK(record("", "--output-directory out --rehearse --lanes fx-fx,bad-fx,fx-bad "
-                    "--shard 1/2 --no-packages") == 0,
+  TAP_OK(record("",
+                "--output-directory out --rehearse --lanes fx-fx,bad-fx,fx-bad "
+                "--shard 1/2 --no-packages") == 0,
          "shard 1/2 runs");
-  TAP_OK(record("", "--output-directory out --rehearse --lanes fx-fx,bad-fx,fx-bad "
-                    "--shard 2/2 --no-packages") == 1,
+  TAP_OK(record("",
+                "--output-directory out --rehearse --lanes fx-fx,bad-fx,fx-bad "
+                "--shard 2/2 --no-packages") == 1,
          "shard 2/2 runs (its bad lane fails it)");
-  snprintf(path, sizeof(path),
-           "%s/out/evidence-linux-x86_64-shard-1-of-2.json", repo);
+  snprintf(path, sizeof(path), "%s/out/evidence-linux-x86_64-shard-1-of-2.json",
+           repo);
   a = json_object_from_file(path);
-  snprintf(path, sizeof(path),
-           "%s/out/rejected-linux-x86_64-shard-2-of-2.json", repo);
+  snprintf(path, sizeof(path), "%s/out/rejected-linux-x86_64-shard-2-of-2.json",
+           repo);
   b = json_object_from_file(path);
   TAP_OK(a && b && json_object_get_int(json_at(a, "shard.count")) == 2 &&
              json_object_get_int(json_at(b, "shard.index")) == 2 &&

@@ -69,8 +69,8 @@ static int run_sample(struct model_sample *r, struct peer_cmd server,
                       struct model_limits limits)
 {
   char err[256];
-  struct sample_spec spec = {"test", server.argv, client.argv, "127.0.0.1",
-                             w, limits, NULL, NULL, NULL};
+  struct sample_spec spec = {"test", server.argv, client.argv, "127.0.0.1", w,
+                             limits, NULL,        NULL,        NULL};
   int rc = sample_run(&spec, r, err, sizeof(err));
   if (rc != 0)
     tap_diag("sample_run: %s", err);
@@ -101,8 +101,8 @@ static void run_fault(const struct fault_case *fc)
   TAP_OK(r.status == MODEL_FAILED && r.failure_reason &&
              strcmp(r.failure_reason, fc->reason) == 0,
          "%s: fails as %s (got %s %s: %s)", fc->name, fc->reason,
-         model_status_name(r.status),
-         r.failure_reason ? r.failure_reason : "-", r.message);
+         model_status_name(r.status), r.failure_reason ? r.failure_reason : "-",
+         r.message);
   TAP_OK(r.checks[fc->failing].ran && !r.checks[fc->failing].passed,
          "%s: check %s fails: %s", fc->name, model_check_name(fc->failing),
          r.checks[fc->failing].reason);
@@ -134,8 +134,8 @@ static void test_c_lane_passes(void)
              r.server.peak_rss_bytes > 256 * 1024 &&
              r.client.peak_rss_source != NULL,
          "c-c: peak RSS of both peers (%lld, %lld, %s)",
-         (long long)r.client.peak_rss_bytes,
-         (long long)r.server.peak_rss_bytes, r.client.peak_rss_source);
+         (long long)r.client.peak_rss_bytes, (long long)r.server.peak_rss_bytes,
+         r.client.peak_rss_source);
   TAP_OK(!r.client.forced && !r.server.forced && r.server.exited &&
              r.client.exited,
          "c-c: both exited by themselves");
@@ -155,14 +155,14 @@ static void test_faults(void)
        "server_exit", MODEL_CHECK_SERVER_EXIT, "exited with 3"},
       {"client exits 3", c_peer(1), fixture_peer("client", "exit3"),
        "client_exit", MODEL_CHECK_CLIENT_EXIT, "exited with 3"},
-      {"server dies by a signal", fixture_peer("server", "signal"),
-       c_peer(0), "signal", MODEL_CHECK_SERVER_EXIT, "SIGABRT"},
+      {"server dies by a signal", fixture_peer("server", "signal"), c_peer(0),
+       "signal", MODEL_CHECK_SERVER_EXIT, "SIGABRT"},
       {"server hangs", fixture_peer("server", "hang"), c_peer(0),
        "timeout_server", MODEL_CHECK_SERVER_EXIT, "deadline"},
       {"client hangs", c_peer(1), fixture_peer("client", "hang"),
        "timeout_client", MODEL_CHECK_CLIENT_EXIT, "deadline"},
-      {"file left in TMPDIR", fixture_peer("server", "leave-file"),
-       c_peer(0), "temp_not_clean", MODEL_CHECK_TEMP_CLEAN, "leftover.txt"},
+      {"file left in TMPDIR", fixture_peer("server", "leave-file"), c_peer(0),
+       "temp_not_clean", MODEL_CHECK_TEMP_CLEAN, "leftover.txt"},
       {"setsid grandchild", fixture_peer("server", "orphan"), c_peer(0),
        "orphan_process", MODEL_CHECK_NO_ORPHANS, "left alive"},
       {"wrong count", c_peer(1), fixture_peer("client", "wrong-count"),
@@ -171,8 +171,8 @@ static void test_faults(void)
        "result_mismatch", MODEL_CHECK_CLIENT_RESULT, "not one JSON object"},
       {"no result line", c_peer(1), fixture_peer("client", "no-result"),
        "result_mismatch", MODEL_CHECK_CLIENT_RESULT, "no result line"},
-      {"server closes first", fixture_peer("server", "close-first"),
-       c_peer(0), "port_not_free", MODEL_CHECK_PORT_FREE, "cannot be bound"},
+      {"server closes first", fixture_peer("server", "close-first"), c_peer(0),
+       "port_not_free", MODEL_CHECK_PORT_FREE, "cannot be bound"},
       {"server sends a wrong sequence",
        fixture_peer("server", "wrong-sequence"), c_peer(0),
        "protocol_violation", MODEL_CHECK_CLIENT_EXIT, "wrong_sequence"},
@@ -195,8 +195,7 @@ static void test_orphan_holds_port(void)
                  test_limits()) != 0)
     return;
   TAP_OK(r.orphans.count >= 1 && strstr(r.orphans.list[0].name, "fixture"),
-         "the escaped grandchild is found by name (%d found)",
-         r.orphans.count);
+         "the escaped grandchild is found by name (%d found)", r.orphans.count);
   TAP_OK(r.checks[MODEL_CHECK_PORT_FREE].passed,
          "once killed, the grandchild no longer holds the port");
   model_sample_release(&r);
@@ -205,8 +204,7 @@ static void test_orphan_holds_port(void)
 static void test_unsupported_and_missing(void)
 {
   struct model_sample r;
-  struct peer_cmd missing = {{"/nonexistent/crossrun-peer", NULL, NULL,
-                              NULL}};
+  struct peer_cmd missing = {{"/nonexistent/crossrun-peer", NULL, NULL, NULL}};
 
   if (run_sample(&r, c_peer(1), fixture_peer("client", "unsupported"), small,
                  test_limits()) == 0) {
@@ -240,8 +238,10 @@ static void test_flood(void)
   if (run_sample(&r, fixture_peer("server", "flood-stderr"), c_peer(0), small,
                  test_limits()) != 0)
     return;
-  TAP_OK(r.status == MODEL_PASSED, "a flood of stderr alone fails nothing "
-                                    "(%s)", r.message);
+  TAP_OK(r.status == MODEL_PASSED,
+         "a flood of stderr alone fails nothing "
+         "(%s)",
+         r.message);
   TAP_OK(r.server.err.total >= 64u * MIB && capture_truncated(&r.server.err),
          "every byte of the flood is counted (%llu), the middle dropped",
          (unsigned long long)r.server.err.total);
@@ -298,8 +298,8 @@ static void test_interrupt(void)
   char err[256];
   struct peer_cmd s = fixture_peer("server", "hang"),
                   c = fixture_peer("client", "hang");
-  struct sample_spec spec = {"test", s.argv, c.argv, "127.0.0.1",
-                             small, test_limits(), &stop, NULL, NULL};
+  struct sample_spec spec = {"test",        s.argv, c.argv, "127.0.0.1", small,
+                             test_limits(), &stop,  NULL,   NULL};
 
   if (sample_run(&spec, &r, err, sizeof(err)) != 0)
     return;
@@ -339,14 +339,15 @@ static void test_crossrun_quick(void)
            "evidence: schema version, mode quick, no performance claims, "
            "complete");
     TAP_OK(json_at(doc, "machine.os") && json_at(doc, "machine.arch") &&
-               json_at(doc, "machine.kernel") && json_at(doc, "machine.cpu_model") &&
+               json_at(doc, "machine.kernel") &&
+               json_at(doc, "machine.cpu_model") &&
                json_object_get_int(json_at(doc, "machine.logical_cpus")) > 0 &&
                json_object_get_int64(json_at(doc, "machine.memory_bytes")) > 0,
            "evidence: the machine");
     TAP_OK(json_object_get_int64(json_at(doc, "workload.round_trips")) ==
-               20000 &&
-               json_object_get_int64(json_at(doc, "workload.warmup_round_trips")) ==
-                   1000,
+                   20000 &&
+               json_object_get_int64(
+                   json_at(doc, "workload.warmup_round_trips")) == 1000,
            "evidence: the workload");
     TAP_OK(json_object_array_length(json_at(doc, "lanes.c-c.samples")) == 2,
            "evidence: both raw samples");
@@ -355,39 +356,44 @@ static void test_crossrun_quick(void)
       json_object *s;
       snprintf(p, sizeof(p), "lanes.c-c.samples.%d", i);
       s = json_at(doc, p);
-      TAP_OK(s && strcmp(json_object_get_string(json_at(s, "status")),
-                         "passed") == 0 &&
+      TAP_OK(s &&
+                 strcmp(json_object_get_string(json_at(s, "status")),
+                        "passed") == 0 &&
                  json_object_get_int64(json_at(s, "elapsed_ns")) > 0,
              "sample %d: passed with elapsed_ns", i);
-      TAP_OK(json_at(s, "client.exit.code") &&
-                 json_object_get_int(json_at(s, "client.exit.code")) == 0 &&
-                 json_object_get_int64(json_at(s, "server.cpu.user_ns")) >= 0 &&
-                 json_at(s, "server.cpu.user_ns") &&
-                 json_object_get_int64(
-                     json_at(s, "client.memory.peak_rss_bytes")) > 0 &&
-                 json_at(s, "client.memory.peak_rss_source") &&
-                 json_at(s, "server.memory.os_peak_rss_bytes") &&
-                 json_at(s, "server.memory.coordinator_peak_rss_at_spawn_bytes"),
-             "sample %d: exit codes, CPU and labelled peak RSS per peer", i);
-      TAP_OK(strcmp(json_object_get_string(json_at(s, "checks.port_free.outcome")),
-                    "passed") == 0 &&
-                 strcmp(json_object_get_string(
-                            json_at(s, "checks.temp_clean.outcome")),
-                        "passed") == 0 &&
-                 json_at(s, "checks.no_orphans.reason"),
-             "sample %d: every check with its outcome and reason", i);
-      TAP_OK(json_at(s, "reproduce.crossrun") &&
-                 strstr(json_object_get_string(json_at(s, "reproduce.crossrun")),
-                        "--lanes c-c") &&
-                 json_at(s, "reproduce.client"),
-             "sample %d: a command line that reproduces it", i);
+      TAP_OK(
+          json_at(s, "client.exit.code") &&
+              json_object_get_int(json_at(s, "client.exit.code")) == 0 &&
+              json_object_get_int64(json_at(s, "server.cpu.user_ns")) >= 0 &&
+              json_at(s, "server.cpu.user_ns") &&
+              json_object_get_int64(
+                  json_at(s, "client.memory.peak_rss_bytes")) > 0 &&
+              json_at(s, "client.memory.peak_rss_source") &&
+              json_at(s, "server.memory.os_peak_rss_bytes") &&
+              json_at(s, "server.memory.coordinator_peak_rss_at_spawn_bytes"),
+          "sample %d: exit codes, CPU and labelled peak RSS per peer", i);
+      TAP_OK(
+          strcmp(json_object_get_string(json_at(s, "checks.port_free.outcome")),
+                 "passed") == 0 &&
+              strcmp(json_object_get_string(
+                         json_at(s, "checks.temp_clean.outcome")),
+                     "passed") == 0 &&
+              json_at(s, "checks.no_orphans.reason"),
+          "sample %d: every check with its outcome and reason", i);
+      TAP_OK(
+          json_at(s, "reproduce.crossrun") &&
+              strstr(json_object_get_string(json_at(s, "reproduce.crossrun")),
+                     "--lanes c-c") &&
+              json_at(s, "reproduce.client"),
+          "sample %d: a command line that reproduces it", i);
     }
-    TAP_OK(json_object_get_int(json_at(doc, "cleanliness.pairs_started")) == 2 &&
-               json_object_get_int(json_at(doc, "cleanliness.natural_exits")) ==
-                   2 &&
-               json_object_get_int(json_at(doc, "cleanliness.processes_left")) ==
-                   0,
-           "evidence: the cleanliness summary");
+    TAP_OK(
+        json_object_get_int(json_at(doc, "cleanliness.pairs_started")) == 2 &&
+            json_object_get_int(json_at(doc, "cleanliness.natural_exits")) ==
+                2 &&
+            json_object_get_int(json_at(doc, "cleanliness.processes_left")) ==
+                0,
+        "evidence: the cleanliness summary");
     json_object_put(doc);
   }
   f = fopen(out, "r");
@@ -415,18 +421,17 @@ static void test_crossrun_usage(void)
 {
   static const char *bad[] = {
       "quick --lanes x-y", "quick --samples nope", "quick --host 192.0.2.1",
-      "frobnicate", "quick --nope",
+      "frobnicate",        "quick --nope",
   };
   char cmd[2048];
 
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     snprintf(cmd, sizeof(cmd), "%s %s >/dev/null 2>&1", crossrun, bad[i]);
     int status = system(cmd);
-    TAP_OK(WIFEXITED(status) && WEXITSTATUS(status) == 2,
-           "crossrun %s exits 2", bad[i]);
+    TAP_OK(WIFEXITED(status) && WEXITSTATUS(status) == 2, "crossrun %s exits 2",
+           bad[i]);
   }
-  snprintf(cmd, sizeof(cmd), "%s quick --help | grep -q -- --lanes",
-           crossrun);
+  snprintf(cmd, sizeof(cmd), "%s quick --help | grep -q -- --lanes", crossrun);
   TAP_OK(system(cmd) == 0, "crossrun quick --help lists the options");
 }
 

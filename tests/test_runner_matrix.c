@@ -124,8 +124,10 @@ static void test_every_lane(void)
   snprintf(out, sizeof(out), "%s/quick.json", dir);
   rc = run("quick", args, tap_timeout_s(600));
   text = slurp("quick.out");
-  TAP_OK(rc == 0, "crossrun quick runs every lane of matrix.yaml green "
-                  "(exit %d)", rc);
+  TAP_OK(rc == 0,
+         "crossrun quick runs every lane of matrix.yaml green "
+         "(exit %d)",
+         rc);
   if (rc != 0)
     tap_diag("%s", text);
   TAP_OK(strstr(text, "| client \\ server | c | node | rust |") &&
@@ -139,7 +141,8 @@ static void test_every_lane(void)
   for (size_t i = 0; i < sizeof(lanes) / sizeof(lanes[0]); i++) {
     char p[128];
     snprintf(p, sizeof(p), "lanes.%s.samples.0.status", lanes[i]);
-    TAP_OK(strcmp(json_str_at(doc, p), "passed") == 0, "lane %s passed", lanes[i]);
+    TAP_OK(strcmp(json_str_at(doc, p), "passed") == 0, "lane %s passed",
+           lanes[i]);
   }
   {
     json_object *cmp = NULL;
@@ -154,7 +157,8 @@ static void test_every_lane(void)
       snprintf(q, sizeof(q), "runtimes.%s.package.file_count", rts[i]);
       snprintf(v, sizeof(v), "runtimes.%s.toolchain_version", rts[i]);
       TAP_OK(strlen(json_str_at(doc, p)) == 64 &&
-                 json_object_get_int(json_at(doc, q)) > 0 && *json_str_at(doc, v),
+                 json_object_get_int(json_at(doc, q)) > 0 &&
+                 *json_str_at(doc, v),
              "runtime %s: toolchain '%s', package measured", rts[i],
              json_str_at(doc, v));
     }
@@ -166,8 +170,9 @@ static void test_every_lane(void)
 static void test_packages(void)
 {
   char out[600], m[2048];
-  const char *args[] = {"quick", "--matrix", NULL, "--lanes",
-                        "drift-drift,nopack-nopack", "--out", out, NULL};
+  const char *args[] = {
+      "quick", "--matrix", NULL, "--lanes", "drift-drift,nopack-nopack",
+      "--out", out,        NULL};
   json_object *doc;
   char *text;
   int rc;
@@ -195,7 +200,8 @@ static void test_packages(void)
   TAP_OK(rc == 0 && strstr(text, "no: a second pack differs") &&
              strstr(text, "| nopack | failed: package command"),
          "the package table says which packing is not reproducible and "
-         "which failed (exit %d)", rc);
+         "which failed (exit %d)",
+         rc);
   free(text);
   doc = json_object_from_file(out);
   if (doc == NULL)
@@ -218,9 +224,15 @@ static void test_unavailable_and_broken(void)
 {
   char out[600], m[4096];
   const char *path;
-  const char *args[] = {"quick",     "--matrix",      NULL, "--lanes",
-                        "c-c,ghost-*,broken-broken", "--out", out,
-                        "--no-packages", NULL};
+  const char *args[] = {"quick",
+                        "--matrix",
+                        NULL,
+                        "--lanes",
+                        "c-c,ghost-*,broken-broken",
+                        "--out",
+                        out,
+                        "--no-packages",
+                        NULL};
   json_object *doc;
   char *text;
   int rc;
@@ -252,20 +264,22 @@ static void test_unavailable_and_broken(void)
     return;
   TAP_OK(strcmp(json_str_at(doc, "lanes.c-c.samples.0.status"), "passed") == 0,
          "the other lanes still run");
-  TAP_OK(strcmp(json_str_at(doc, "lanes.ghost-c.summary.status"), "unavailable") == 0 &&
+  TAP_OK(strcmp(json_str_at(doc, "lanes.ghost-c.summary.status"),
+                "unavailable") == 0 &&
              strstr(json_str_at(doc, "lanes.ghost-c.unavailable_reason"),
                     "not installed or not on PATH"),
          "lanes of a missing toolchain are unavailable, with the reason");
   TAP_OK(strcmp(json_str_at(doc, "runtimes.broken.status"), "broken") == 0 &&
-             strcmp(json_str_at(doc, "lanes.broken-broken.summary.status"), "error") ==
-                 0,
+             strcmp(json_str_at(doc, "lanes.broken-broken.summary.status"),
+                    "error") == 0,
          "lanes of a broken runtime are errors");
   json_object_put(doc);
 }
 
 static void test_usage_errors(void)
 {
-  const char *bad = write_matrix("bad.yaml", "runtimes:\n  c:\n    sever: [x]\n");
+  const char *bad =
+      write_matrix("bad.yaml", "runtimes:\n  c:\n    sever: [x]\n");
   const char *a1[] = {"quick", "--matrix", bad, NULL};
   const char *a2[] = {"run", "--workload", "nope", NULL};
   char *text;
@@ -303,9 +317,9 @@ static int count_fixtures(void)
 static void test_interrupt(void)
 {
   char out[600], m[2048];
-  const char *args[] = {"quick", "--matrix", NULL, "--lanes", "stuck-stuck",
-                        "--out", out, "--no-packages", "--timeout", "60",
-                        NULL};
+  const char *args[] = {"quick",       "--matrix", NULL, "--lanes",
+                        "stuck-stuck", "--out",    out,  "--no-packages",
+                        "--timeout",   "60",       NULL};
   json_object *doc;
   pid_t pid;
   int rc, started = 0;
@@ -331,7 +345,8 @@ static void test_interrupt(void)
   TAP_OK(doc && !json_object_get_boolean(json_at(doc, "complete")) &&
              strcmp(json_str_at(doc, "incomplete_reason"), "interrupted") == 0,
          "the evidence is written, marked incomplete");
-  TAP_OK(doc && strcmp(json_str_at(doc, "lanes.stuck-stuck.samples.0.failure.reason"),
+  TAP_OK(doc && strcmp(json_str_at(
+                           doc, "lanes.stuck-stuck.samples.0.failure.reason"),
                        "interrupted") == 0,
          "the current sample is recorded as interrupted");
   TAP_OK(count_fixtures() == 0, "its peers are killed");
@@ -341,17 +356,17 @@ static void test_interrupt(void)
 
 static void test_interrupt_build(void)
 {
-  const char *args[] = {"quick", "--matrix", NULL, "--lanes", "slow-slow",
-                        "--out", NULL, "--no-packages", NULL};
+  const char *args[] = {"quick",   "--matrix",      NULL,
+                        "--lanes", "slow-slow",     "--out",
+                        NULL,      "--no-packages", NULL};
   char out[600], cmd[200];
   pid_t pid;
   int rc, left = 1;
   FILE *p;
 
-  args[2] = write_matrix("slow.yaml",
-                         "runtimes:\n  slow:\n"
-                         "    build: [sh, -c, 'sleep 37.5']\n"
-                         "    client: [sh]\n    server: [sh]\n");
+  args[2] = write_matrix("slow.yaml", "runtimes:\n  slow:\n"
+                                      "    build: [sh, -c, 'sleep 37.5']\n"
+                                      "    client: [sh]\n    server: [sh]\n");
   snprintf(out, sizeof(out), "%s/slow.json", dir);
   args[6] = out;
   pid = start("slow", args);
@@ -360,8 +375,10 @@ static void test_interrupt_build(void)
   sleep_ms(700);
   kill(pid, SIGINT);
   rc = finish(pid, tap_timeout_s(10));
-  TAP_OK(rc == 130, "Ctrl-C during a runtime's build stops at once "
-                    "(exit %d)", rc);
+  TAP_OK(rc == 130,
+         "Ctrl-C during a runtime's build stops at once "
+         "(exit %d)",
+         rc);
   snprintf(cmd, sizeof(cmd), "pgrep -c -f '[s]leep 37[.]5'");
   p = popen(cmd, "r");
   if (p != NULL) {
@@ -379,8 +396,8 @@ int main(void)
 
   if (getcwd(cwd, sizeof(cwd)) == NULL || tap_mkdtemp(dir, sizeof dir) == NULL)
     return 1;
-  snprintf(root, sizeof(root), "%s", getenv("CROSSRUN_ROOT") ?
-           getenv("CROSSRUN_ROOT") : cwd);
+  snprintf(root, sizeof(root), "%s",
+           getenv("CROSSRUN_ROOT") ? getenv("CROSSRUN_ROOT") : cwd);
   snprintf(crossrun, sizeof(crossrun), "%s/%s/crossrun", root, build);
   snprintf(fixture, sizeof(fixture), "%s/%s/tests/fixture", root, build);
   test_usage_errors();

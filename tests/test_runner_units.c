@@ -49,8 +49,7 @@ static void test_glob_and_select(void)
   char err[256];
   int n;
 
-  TAP_OK(glob_match("node-*", "node-rust") && glob_match("*-rust",
-                                                          "c-rust") &&
+  TAP_OK(glob_match("node-*", "node-rust") && glob_match("*-rust", "c-rust") &&
              glob_match("c-c", "c-c") && !glob_match("c-c", "c-cc") &&
              glob_match("*", "") && !glob_match("?", "") &&
              glob_match("*-*-x", "a-b-x") && !glob_match("n*", "c-node"),
@@ -58,8 +57,7 @@ static void test_glob_and_select(void)
   memset(&l, 0, sizeof(l));
   const char *names[] = {"c", "node", "baseline"};
   for (int i = 0; i < 3; i++) {
-    snprintf(l.runtimes[i].name, sizeof(l.runtimes[i].name), "%s",
-             names[i]);
+    snprintf(l.runtimes[i].name, sizeof(l.runtimes[i].name), "%s", names[i]);
     l.runtimes[i].hidden = i == 2;
   }
   l.nruntimes = 3;
@@ -130,9 +128,9 @@ static void test_cli(void)
              o.samples == 1,
          "quick's default workload is small");
   TAP_OK(parse("run", &o, err, sizeof(err)) == 0 &&
-             o.workload.round_trips == 1000000 &&
-             o.workload.warmup == 100000 && o.workload.payload_bytes == 64 &&
-             o.workload.max_in_flight == 64 && o.samples == 5,
+             o.workload.round_trips == 1000000 && o.workload.warmup == 100000 &&
+             o.workload.payload_bytes == 64 && o.workload.max_in_flight == 64 &&
+             o.samples == 5,
          "run's default workload is the full one");
   TAP_OK(parse("quick --lanes=c-c --samples 3 --host 127.0.0.2 "
                "--timeout 0.5",
@@ -155,16 +153,15 @@ static void test_result(void)
   char line[512], err[256];
 
   proto_totals_expected(&w, &t);
-  snprintf(line, sizeof(line),
-           "{\"round_trips\":100,\"warmup_round_trips\":10,"
-           "\"payload_bytes\":64,\"max_in_flight\":8,\"frames_sent\":%llu,"
-           "\"frames_received\":%llu,\"bytes_sent\":%llu,"
-           "\"bytes_received\":%llu,\"elapsed_ns\":12345,"
-           "\"runtime\":\"c\"}\n",
-           (unsigned long long)t.frames_sent,
-           (unsigned long long)t.frames_received,
-           (unsigned long long)t.bytes_sent,
-           (unsigned long long)t.bytes_received);
+  snprintf(
+      line, sizeof(line),
+      "{\"round_trips\":100,\"warmup_round_trips\":10,"
+      "\"payload_bytes\":64,\"max_in_flight\":8,\"frames_sent\":%llu,"
+      "\"frames_received\":%llu,\"bytes_sent\":%llu,"
+      "\"bytes_received\":%llu,\"elapsed_ns\":12345,"
+      "\"runtime\":\"c\"}\n",
+      (unsigned long long)t.frames_sent, (unsigned long long)t.frames_received,
+      (unsigned long long)t.bytes_sent, (unsigned long long)t.bytes_received);
   TAP_OK(result_parse(line, strlen(line), &r, err, sizeof(err)) == 0 &&
              result_check(&r, &w, err, sizeof(err)) == 0 &&
              strcmp(r.runtime, "c") == 0,
@@ -229,8 +226,7 @@ static void test_mann_whitney(void)
          "U=4 is not (p=%.4f)", p);
   TAP_OK(compare_mann_whitney(g, 5, h, 5, &u, &p) == 0 && u == 3 && p > 0.05,
          "U=3 is not either: with 5 against 5 only U <= 2 is (p=%.4f)", p);
-  TAP_OK(compare_mann_whitney(a, 5, a, 5, &u, &p) == 0 && u == 12.5 &&
-             p == 1.0,
+  TAP_OK(compare_mann_whitney(a, 5, a, 5, &u, &p) == 0 && u == 12.5 && p == 1.0,
          "identical samples: U=12.5, p=1");
   TAP_OK(compare_mann_whitney(a, 0, b, 5, &u, &p) == -1,
          "an empty side is refused");
@@ -254,8 +250,9 @@ static void test_sanitize(void)
                 out, sizeof(out));
   TAP_OK(strcmp(out, "./build/x failed on <host> in ~/tmp") == 0,
          "scrubbing replaces the longest match first: '%s'", out);
-  sanitize_text(&s, "exec '/opt/tools/bin/node' failed: see /var/log/x.log, "
-                    "ns/rt 1/2",
+  sanitize_text(&s,
+                "exec '/opt/tools/bin/node' failed: see /var/log/x.log, "
+                "ns/rt 1/2",
                 out, sizeof(out));
   TAP_OK(strcmp(out, "exec '.../node' failed: see .../x.log, ns/rt 1/2") == 0,
          "other absolute paths keep only their last part: '%s'", out);

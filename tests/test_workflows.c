@@ -59,8 +59,7 @@ static yaml_node_t *child(struct wf *w, yaml_node_t *n, const char *key)
   if (n->type == YAML_SEQUENCE_NODE && key[0] >= '0' && key[0] <= '9') {
     long i = atol(key);
     if (i < n->data.sequence.items.top - n->data.sequence.items.start)
-      return yaml_document_get_node(&w->doc,
-                                    n->data.sequence.items.start[i]);
+      return yaml_document_get_node(&w->doc, n->data.sequence.items.start[i]);
   }
   return NULL;
 }
@@ -163,8 +162,7 @@ static void check_toolchains(struct wf *w, const char *name, const char *job)
              exact_version(text(at(w, "env.RUST_VERSION"))),
          "%s pins Node.js %s and Rust %s exactly", name,
          text(at(w, "env.NODE_VERSION")), text(at(w, "env.RUST_VERSION")));
-  TAP_OK(node && strcmp(text(child(w, child(w, node, "with"),
-                                    "node-version")),
+  TAP_OK(node && strcmp(text(child(w, child(w, node, "with"), "node-version")),
                         "${{ env.NODE_VERSION }}") == 0,
          "%s sets up that Node.js", name);
   TAP_OK(step(w, job, "rustup toolchain install \"$RUST_VERSION\"") != NULL,
@@ -218,8 +216,9 @@ static void test_record(void)
   up = step(&w, "record", "actions/upload-artifact");
   down = step(&w, "merge", "actions/download-artifact");
   pattern = text(child(&w, child(&w, down, "with"), "pattern"));
-  TAP_OK(up && strcmp(text(child(&w, child(&w, up, "with"), "name")),
-                      "evidence-${{ matrix.os_name }}") == 0 &&
+  TAP_OK(up &&
+             strcmp(text(child(&w, child(&w, up, "with"), "name")),
+                    "evidence-${{ matrix.os_name }}") == 0 &&
              strstr(text(child(&w, child(&w, up, "with"), "path")),
                     "evidence-*.json"),
          "each OS uploads its evidence as evidence-<os>");
@@ -230,12 +229,11 @@ static void test_record(void)
       snprintf(name, sizeof(name), "evidence-%s", os[i]);
       all &= glob_match(pattern, name);
     }
-    TAP_OK(down && all &&
-               strcmp(text(child(&w, child(&w, down, "with"),
-                                 "merge-multiple")),
-                      "true") == 0,
-           "the merge job downloads every evidence-<os> artifact (%s)",
-           pattern);
+    TAP_OK(
+        down && all &&
+            strcmp(text(child(&w, child(&w, down, "with"), "merge-multiple")),
+                   "true") == 0,
+        "the merge job downloads every evidence-<os> artifact (%s)", pattern);
   }
   TAP_OK(strcmp(text(at(&w, "jobs.merge.needs")), "record") == 0,
          "merge waits for the three records");

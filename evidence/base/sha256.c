@@ -20,8 +20,7 @@ int sha256_bytes(const void *data, size_t len, char hex[65])
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int mdlen = 0;
 
-  if (EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) != 1 ||
-      mdlen != 32)
+  if (EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) != 1 || mdlen != 32)
     return -1;
   sha256_hex(md, hex);
   return 0;
@@ -45,8 +44,7 @@ int sha256_file(const char *path, char hex[65], char *err, size_t errlen)
   if (ctx != NULL && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1) {
     while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
       EVP_DigestUpdate(ctx, buf, n);
-    if (!ferror(f) && EVP_DigestFinal_ex(ctx, md, &mdlen) == 1 &&
-        mdlen == 32) {
+    if (!ferror(f) && EVP_DigestFinal_ex(ctx, md, &mdlen) == 1 && mdlen == 32) {
       sha256_hex(md, hex);
       rc = 0;
     }

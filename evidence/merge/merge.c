@@ -1,7 +1,7 @@
 /* crossrun merge: the entry points of evidence/merge/merge.h. Reads every input
- * (evidence/merge/merge_input.c), checks them together (evidence/merge/merge_check.c),
- * then joins each OS's shards and builds the merged document; also writes
- * it and sums it up in one line. */
+ * (evidence/merge/merge_input.c), checks them together
+ * (evidence/merge/merge_check.c), then joins each OS's shards and builds the
+ * merged document; also writes it and sums it up in one line. */
 #include "evidence/merge/merge.h"
 
 #include <errno.h>
@@ -166,10 +166,11 @@ static json_object *join_platform(struct merge_input *const *g, int n)
     if (strcmp(key, "lanes") == 0)
       put(out, key, join_lanes(g, n));
     else if (strcmp(key, "comparisons") == 0)
-      put(out, key, json_object_is_type(val, json_type_object) &&
-                            merge_member(out, "lanes") != NULL
-                        ? join_comparisons(merge_member(out, "lanes"))
-                        : json_object_get(val));
+      put(out, key,
+          json_object_is_type(val, json_type_object) &&
+                  merge_member(out, "lanes") != NULL
+              ? join_comparisons(merge_member(out, "lanes"))
+              : json_object_get(val));
     else if (strcmp(key, "runtimes") == 0)
       put(out, key, join_union(g, n, key));
     else if (strcmp(key, "cleanliness") == 0)

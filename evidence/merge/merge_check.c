@@ -1,6 +1,6 @@
 /* The checks between the inputs of a merge, once each has been read and
- * checked on its own (evidence/merge/merge_input.c): unique names, required OSes,
- * each OS present once as one run or as a complete set of shards, and the
+ * checked on its own (evidence/merge/merge_input.c): unique names, required
+ * OSes, each OS present once as one run or as a complete set of shards, and the
  * commits, tool versions, workloads, matrix files, lane sets and pinned
  * toolchains the inputs must agree on. A disagreement is one line that
  * groups the inputs by the value they hold. */

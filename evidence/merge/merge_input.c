@@ -199,8 +199,8 @@ static void walk_numbers(struct check *c, json_object *v, char *path,
   }
 }
 
-/* The document of text, under the rules of evidence/base/json_read.h; NULL (with
- * a problem) when it breaks one or is not an object. */
+/* The document of text, under the rules of evidence/base/json_read.h; NULL
+ * (with a problem) when it breaks one or is not an object. */
 static json_object *parse(struct check *c, const char *text, size_t len)
 {
   json_object *doc;

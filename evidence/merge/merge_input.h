@@ -1,8 +1,8 @@
 /* What the files of `crossrun merge` share, not for other callers: the
  * problem list's reporters and line builder (evidence/merge/merge_problems.c),
  * one input as read and checked on its own (evidence/merge/merge_input.c), and
- * the checks between inputs (evidence/merge/merge_check.c) that evidence/merge/merge.c
- * runs before it builds the merged document. */
+ * the checks between inputs (evidence/merge/merge_check.c) that
+ * evidence/merge/merge.c runs before it builds the merged document. */
 #ifndef CROSSRUN_EVIDENCE_MERGE_INPUT_H
 #define CROSSRUN_EVIDENCE_MERGE_INPUT_H
 

@@ -1,5 +1,5 @@
-/* The problem list of a merge (struct merge_problems, evidence/merge/merge.h) and
- * the bounded line builder its lines and the merge summary are made with.
+/* The problem list of a merge (struct merge_problems, evidence/merge/merge.h)
+ * and the bounded line builder its lines and the merge summary are made with.
  * Every file of the merge reports through it, so it is a module of its
  * own. */
 #include "evidence/merge/merge_input.h"

@@ -2,8 +2,8 @@
  * last bytes and counts the rest, so a peer that floods its output cannot
  * grow the runner's memory, and the evidence still shows how it began and
  * how it ended. It sits in evidence/ because a peer's kept stderr is part
- * of the model the runner fills (evidence/model/model.h); the runner uses it for
- * its helper commands' output too. */
+ * of the model the runner fills (evidence/model/model.h); the runner uses it
+ * for its helper commands' output too. */
 #ifndef CROSSRUN_EVIDENCE_CAPTURE_H
 #define CROSSRUN_EVIDENCE_CAPTURE_H
 
@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 struct capture {
-  char *buf;         /* limit bytes: head, then a ring for the tail */
+  char *buf; /* limit bytes: head, then a ring for the tail */
   size_t limit;
   size_t head_len;   /* bytes kept from the start, up to limit / 2 */
   size_t tail_start; /* ring position of the oldest tail byte */

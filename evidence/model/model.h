@@ -47,7 +47,7 @@ enum model_check {
 const char *model_check_name(enum model_check id);
 
 struct model_check_outcome {
-  int ran;    /* 0: could not be evaluated (an earlier stage failed) */
+  int ran; /* 0: could not be evaluated (an earlier stage failed) */
   int passed;
   char reason[256];
 };
@@ -95,7 +95,7 @@ struct model_orphans {
 
 /* What was found in a directory that should be empty. */
 struct model_leftovers {
-  int count;                             /* direct entries found */
+  int count;                            /* direct entries found */
   char names[MODEL_MAX_LEFTOVERS][128]; /* the first few, by name */
 };
 
@@ -103,14 +103,14 @@ struct model_peer {
   int started;
   long pid;
   int reaped;
-  int exited;       /* exited by itself; exit_code valid */
+  int exited; /* exited by itself; exit_code valid */
   int exit_code;
-  int signal;       /* signal that ended it, or 0 */
+  int signal;           /* signal that ended it, or 0 */
   char signal_name[32]; /* its name ("SIGSEGV"), "" when signal is 0 */
-  int timed_out;    /* passed its deadline */
-  int forced;       /* the runner had to signal it */
-  uint64_t wall_ns; /* spawn to reap */
-  int64_t user_cpu_ns; /* -1 when unknown */
+  int timed_out;        /* passed its deadline */
+  int forced;           /* the runner had to signal it */
+  uint64_t wall_ns;     /* spawn to reap */
+  int64_t user_cpu_ns;  /* -1 when unknown */
   int64_t system_cpu_ns;
   /* Peak RSS as exactly as the OS allows, and where it came from:
    * "exit_accounting_peak" (read as the peer exits: exact),
@@ -177,10 +177,10 @@ struct model_package_info {
    * "POSIX pax interchange format, gzip", "ZIP 2.0 (deflation)". For a zip
    * the format is the first entry's (it may differ from entry to entry). */
   char format[64];
-  int64_t packed_bytes;          /* the artifact file's size */
-  int64_t unpacked_bytes;        /* sum of the regular files' sizes */
-  int file_count;                /* regular files */
-  char sha256[65];               /* lowercase hex of the artifact file */
+  int64_t packed_bytes;                /* the artifact file's size */
+  int64_t unpacked_bytes;              /* sum of the regular files' sizes */
+  int file_count;                      /* regular files */
+  char sha256[65];                     /* lowercase hex of the artifact file */
   struct model_package_entry *entries; /* owned; regular files, archive
                                           order */
   int nentries;                        /* == file_count */
@@ -196,12 +196,12 @@ void model_package_info_release(struct model_package_info *p);
 
 /* What packing one runtime gave. */
 struct model_package {
-  const char *runtime;      /* its name */
-  int measured;             /* package holds a measurement */
+  const char *runtime; /* its name */
+  int measured;        /* package holds a measurement */
   struct model_package_info package;
-  char repack_sha256[65];   /* the second pack's SHA-256, "" if none */
-  int reproducible;         /* 1, 0, or -1 when not known */
-  char error[512];          /* non-empty: packing or measuring failed */
+  char repack_sha256[65]; /* the second pack's SHA-256, "" if none */
+  int reproducible;       /* 1, 0, or -1 when not known */
+  char error[512];        /* non-empty: packing or measuring failed */
   uint64_t wall_ns;
 };
 
@@ -218,10 +218,10 @@ struct model_runtime {
   const char *const *build;
   const char *const *version;
   const char *toolchain_version; /* "" when not known */
-  int pinned;           /* its toolchain must be the same on every OS */
-  int hidden;           /* only run when named (the baseline) */
+  int pinned; /* its toolchain must be the same on every OS */
+  int hidden; /* only run when named (the baseline) */
   int available;
-  int broken;           /* its build failed */
+  int broken;                  /* its build failed */
   const char *why_unavailable; /* "" when usable */
   int declares_package;
 };

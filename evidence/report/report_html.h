@@ -60,7 +60,8 @@ void report_html_bar_chart(FILE *f, const struct report *r, const char *title,
  * page. Writes nothing when p has no lanes. */
 void report_html_heat_map(FILE *f, const struct report_platform *p, int pos);
 
-/* ---- the sink's charts and blocks (evidence/report/report_html_blocks.c) ---- */
+/* ---- the sink's charts and blocks (evidence/report/report_html_blocks.c) ----
+ */
 
 /* The sink's chart operation: a card with a legend and the bars of c, or
  * for a heat map the platform's map with its machine and toolchains

@@ -1,5 +1,5 @@
-/* The HTML page's charts (drawn by evidence/report/report_html_chart.c) with the
- * rows and legends they are drawn from, and the blocks HTML lays out its
+/* The HTML page's charts (drawn by evidence/report/report_html_chart.c) with
+ * the rows and legends they are drawn from, and the blocks HTML lays out its
  * own way: a platform's machine and toolchains, shown beside its heat map,
  * and the packages table, whose artifact and SHA-256 share a cell. */
 #include "evidence/report/report_html.h"

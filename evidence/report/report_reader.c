@@ -1,8 +1,9 @@
 /* Reading the members of an evidence document for the report model: each
  * as the type the model wants, copied into memory the report owns; a
  * member of another type or out of range makes the one error line, which
- * names its dotted path. The document's reading (evidence/report/report_model.c)
- * and a lane's (evidence/report/report_lane.c) are both written with these. */
+ * names its dotted path. The document's reading
+ * (evidence/report/report_model.c) and a lane's (evidence/report/report_lane.c)
+ * are both written with these. */
 #include "evidence/report/report_reader.h"
 
 #include <errno.h>

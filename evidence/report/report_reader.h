@@ -1,7 +1,7 @@
 /* What the files that read an evidence document into the report model
- * (evidence/report/report_model.c, evidence/report/report_lane.c) share, not for other
- * callers: the reading state, typed reading of a member, and memory the
- * report owns. A member is named in messages by its dotted path from the
+ * (evidence/report/report_model.c, evidence/report/report_lane.c) share, not
+ * for other callers: the reading state, typed reading of a member, and memory
+ * the report owns. A member is named in messages by its dotted path from the
  * top of the file ("platforms.linux.lanes.c-c.samples[3].status"). The
  * first problem found is the only one reported: after it, the member
  * readers (report_reader_get and those built on it) find every member

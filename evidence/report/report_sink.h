@@ -3,8 +3,8 @@
  * implements, so that each section of the report (evidence/
  * report_sections.c) is written once and every format shows it. The
  * Markdown sink is in evidence/report/report_sink_markdown.c, the HTML sink in
- * evidence/report/report_sink_html.c. Not for other callers: report_markdown and
- * report_html (evidence/report/report.h) are the renderers.
+ * evidence/report/report_sink_html.c. Not for other callers: report_markdown
+ * and report_html (evidence/report/report.h) are the renderers.
  *
  * Every string a section hands over is either the report's own words
  * (REPORT_SPAN_PROSE, figures: written as they are) or

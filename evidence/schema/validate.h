@@ -72,8 +72,8 @@ int validate_document(json_object *schema, json_object *doc,
                       struct validate_errors *out);
 
 /* Reads and parses the JSON file at path with json_read_file, under the
- * rules of evidence/base/json_read.h (at most JSON_READ_MAX_BYTES, UTF-8, no NUL
- * byte, one value nested at most JSON_READ_MAX_DEPTH levels). Returns 0
+ * rules of evidence/base/json_read.h (at most JSON_READ_MAX_BYTES, UTF-8, no
+ * NUL byte, one value nested at most JSON_READ_MAX_DEPTH levels). Returns 0
  * with the document in *doc (the caller puts it; NULL is a document that
  * is just null), 1 when the file breaks a rule (the reason, "not JSON: ...
  * at byte N" or "too large: ...", appended to out), or -1 when it cannot

@@ -1,8 +1,8 @@
 /* What the schema's own check (evidence/schema/validate_schema.c) and the
- * evaluation of a document (evidence/schema/validate_document.c) share: the error
- * list every message goes to, the context they walk with (the JSON pointer
- * of where they are, the step and depth budget, PCRE2's match limits), the
- * two ways they report, the schema's patterns, and the checks every
+ * evaluation of a document (evidence/schema/validate_document.c) share: the
+ * error list every message goes to, the context they walk with (the JSON
+ * pointer of where they are, the step and depth budget, PCRE2's match limits),
+ * the two ways they report, the schema's patterns, and the checks every
  * document gets whatever its schema says. */
 #include "evidence/schema/validate_ctx.h"
 

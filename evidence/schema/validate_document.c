@@ -1,8 +1,8 @@
 /* The evaluation of a document against a schema that passed its own check
- * (evidence/schema/validate_schema.c): every keyword of the subset, every problem
- * reported with the JSON pointer of the value, none skipped because another
- * was found first, and a budget of steps and depth so that no schema can
- * make it run without end. */
+ * (evidence/schema/validate_schema.c): every keyword of the subset, every
+ * problem reported with the JSON pointer of the value, none skipped because
+ * another was found first, and a budget of steps and depth so that no schema
+ * can make it run without end. */
 #include "evidence/schema/validate.h"
 
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* The schema's own check: before a document is evaluated, the schema must
- * use only the subset evidence/schema/validate.h lists, correctly. Apart from the
- * evaluation because it walks the schema, not a document, and reports every
+ * use only the subset evidence/schema/validate.h lists, correctly. Apart from
+ * the evaluation because it walks the schema, not a document, and reports every
  * problem of the schema at once. */
 #include "evidence/schema/validate.h"
 

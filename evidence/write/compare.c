@@ -68,8 +68,7 @@ int compare_mann_whitney(const double *a, int na, const double *b, int nb,
 {
   double u1 = 0;
 
-  if (na < 1 || nb < 1 || na > COMPARE_MAX_SAMPLES ||
-      nb > COMPARE_MAX_SAMPLES)
+  if (na < 1 || nb < 1 || na > COMPARE_MAX_SAMPLES || nb > COMPARE_MAX_SAMPLES)
     return -1;
   for (int i = 0; i < na; i++)
     for (int j = 0; j < nb; j++)
@@ -91,8 +90,7 @@ int compare_times(const double *a_in, int na, const double *b_in, int nb,
   struct stats_figure fa, fb;
 
   memset(r, 0, sizeof(*r));
-  if (na < 1 || nb < 1 || na > COMPARE_MAX_SAMPLES ||
-      nb > COMPARE_MAX_SAMPLES)
+  if (na < 1 || nb < 1 || na > COMPARE_MAX_SAMPLES || nb > COMPARE_MAX_SAMPLES)
     return -1;
   memcpy(a, a_in, (size_t)na * sizeof(double));
   memcpy(b, b_in, (size_t)nb * sizeof(double));
@@ -122,8 +120,7 @@ int compare_lanes(const struct evidence_lane *lane,
   return compare_times(a, na, b, nb, r);
 }
 
-int compare_stable(const struct evidence_lane *lane, char *why,
-                   size_t whylen)
+int compare_stable(const struct evidence_lane *lane, char *why, size_t whylen)
 {
   double t[COMPARE_MAX_SAMPLES], first;
   struct stats_figure f;
@@ -137,9 +134,8 @@ int compare_stable(const struct evidence_lane *lane, char *why,
   stats_figure_of(t, n, &f);
   if (f.min > 0 && f.max / f.min > COMPARE_MAX_SPREAD) {
     stable = 0;
-    used += (size_t)snprintf(why + used, whylen - used,
-                             "max/min %.2f > %.1f", f.max / f.min,
-                             COMPARE_MAX_SPREAD);
+    used += (size_t)snprintf(why + used, whylen - used, "max/min %.2f > %.1f",
+                             f.max / f.min, COMPARE_MAX_SPREAD);
   }
   if (n >= 3 && first == f.max && first > f.median * 1.1) {
     stable = 0;

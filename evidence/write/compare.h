@@ -21,7 +21,7 @@ int compare_mann_whitney(const double *a, int na, const double *b, int nb,
                          double *u, double *p);
 
 struct compare_result {
-  double ratio;   /* median of lane / median of the reference */
+  double ratio; /* median of lane / median of the reference */
   double u;
   double p;
   const char *verdict; /* "tie", "faster", "slower", "~" */
@@ -62,8 +62,7 @@ json_object *compare_run_json(const struct compare_lane *lanes, int n);
 /* Whether a lane's samples agree with each other: 1 stable, 0 not, with
  * the reasons ("max/min 1.31 > 1.2", "the first sample is the slowest by
  * 18% over the median") in why; -1 with fewer than 2 timed samples. */
-int compare_stable(const struct evidence_lane *lane, char *why,
-                   size_t whylen);
+int compare_stable(const struct evidence_lane *lane, char *why, size_t whylen);
 
 /* The confidence of [min, max] as an interval for the median of n
  * samples: 1 - 2 * 0.5^n (93.75% for 5). */

@@ -13,7 +13,6 @@
 #include "evidence/write/evidence_json.h"
 #include "evidence/write/stats.h"
 
-
 void evidence_reproduce(const struct evidence_run *run,
                         const struct evidence_lane *lane, char *out,
                         size_t outlen)
@@ -60,45 +59,50 @@ static json_object *peer_json(const struct sanitize *s,
   evidence_put(o, "argv", argv_json(s, p));
   exit = json_object_new_object();
   evidence_put(exit, "reaped", json_object_new_boolean(p->reaped));
-  evidence_put(exit, "by_itself", json_object_new_boolean(p->reaped && !p->forced));
-  evidence_put(exit, "code", p->reaped && p->exited ? json_object_new_int(p->exit_code)
-                                           : NULL);
-  evidence_put(exit, "signal", p->signal ? json_object_new_string(
-                                      p->signal_name)
-                                : NULL);
+  evidence_put(exit, "by_itself",
+               json_object_new_boolean(p->reaped && !p->forced));
+  evidence_put(exit, "code",
+               p->reaped && p->exited ? json_object_new_int(p->exit_code)
+                                      : NULL);
+  evidence_put(exit, "signal",
+               p->signal ? json_object_new_string(p->signal_name) : NULL);
   evidence_put(exit, "timed_out", json_object_new_boolean(p->timed_out));
   evidence_put(exit, "forced_termination", json_object_new_boolean(p->forced));
-  evidence_put(exit, "wall_ns", p->reaped ? json_object_new_int64((int64_t)p->wall_ns)
-                                 : NULL);
+  evidence_put(exit, "wall_ns",
+               p->reaped ? json_object_new_int64((int64_t)p->wall_ns) : NULL);
   evidence_put(o, "exit", exit);
 
   cpu = json_object_new_object();
   evidence_put(cpu, "user_ns", evidence_int_or_null(p->user_cpu_ns));
   evidence_put(cpu, "system_ns", evidence_int_or_null(p->system_cpu_ns));
-  evidence_put(cpu, "source", json_object_new_string(
-                         p->user_cpu_ns >= 0 ? "os_accounting_of_reaped_child"
-                                             : "not_measured"));
+  evidence_put(cpu, "source",
+               json_object_new_string(p->user_cpu_ns >= 0
+                                          ? "os_accounting_of_reaped_child"
+                                          : "not_measured"));
   evidence_put(o, "cpu", cpu);
 
   mem = json_object_new_object();
   evidence_put(mem, "peak_rss_bytes", evidence_int_or_null(p->peak_rss_bytes));
   evidence_put(mem, "peak_rss_source",
-      json_object_new_string(p->peak_rss_source ? p->peak_rss_source
-                                                : "not_measured"));
+               json_object_new_string(p->peak_rss_source ? p->peak_rss_source
+                                                         : "not_measured"));
   evidence_put(mem, "exit_accounting_peak_bytes",
-      evidence_int_or_null(p->exit_peak_rss_bytes));
-  evidence_put(mem, "os_peak_rss_bytes", evidence_int_or_null(p->os_peak_rss_bytes));
+               evidence_int_or_null(p->exit_peak_rss_bytes));
+  evidence_put(mem, "os_peak_rss_bytes",
+               evidence_int_or_null(p->os_peak_rss_bytes));
   evidence_put(mem, "coordinator_peak_rss_at_spawn_bytes",
-      evidence_int_or_null(p->spawner_peak_rss_bytes));
+               evidence_int_or_null(p->spawner_peak_rss_bytes));
   evidence_put(mem, "sampled_peak_since_exec_bytes",
-      evidence_int_or_null(p->sampled_peak_rss_bytes));
-  evidence_put(mem, "sampled_rss_max_bytes", evidence_int_or_null(p->sampled_rss_max_bytes));
+               evidence_int_or_null(p->sampled_peak_rss_bytes));
+  evidence_put(mem, "sampled_rss_max_bytes",
+               evidence_int_or_null(p->sampled_rss_max_bytes));
   evidence_put(mem, "samples", json_object_new_int(p->memory_samples));
   evidence_put(o, "memory", mem);
 
   err = json_object_new_object();
   evidence_put(err, "bytes", json_object_new_int64((int64_t)p->err.total));
-  evidence_put(err, "truncated", json_object_new_boolean(capture_truncated(&p->err)));
+  evidence_put(err, "truncated",
+               json_object_new_boolean(capture_truncated(&p->err)));
   if (p->err.buf != NULL && keep_text) {
     capture_text(&p->err, buf, sizeof(buf));
     evidence_put(err, "text", evidence_text(s, buf));
@@ -106,7 +110,8 @@ static json_object *peer_json(const struct sanitize *s,
     evidence_put(err, "text", NULL);
   }
   evidence_put(o, "stderr", err);
-  evidence_put(o, "stdout_bytes", json_object_new_int64((int64_t)p->stdout_bytes));
+  evidence_put(o, "stdout_bytes",
+               json_object_new_int64((int64_t)p->stdout_bytes));
   return o;
 }
 
@@ -114,7 +119,8 @@ static json_object *result_json(const struct model_client_result *r)
 {
   json_object *o = json_object_new_object();
   evidence_put(o, "round_trips", json_object_new_int64(r->round_trips));
-  evidence_put(o, "warmup_round_trips", json_object_new_int64(r->warmup_round_trips));
+  evidence_put(o, "warmup_round_trips",
+               json_object_new_int64(r->warmup_round_trips));
   evidence_put(o, "payload_bytes", json_object_new_int64(r->payload_bytes));
   evidence_put(o, "max_in_flight", json_object_new_int64(r->max_in_flight));
   evidence_put(o, "frames_sent", json_object_new_int64(r->frames_sent));
@@ -142,57 +148,65 @@ static json_object *sample_json(const struct evidence_run *run,
   sanitize_add(s, r->temp_dir, "$TMPDIR");
   evidence_put(o, "round", json_object_new_int(es->round));
   evidence_put(o, "order_in_round", json_object_new_int(es->order));
-  evidence_put(o, "status", json_object_new_string(model_status_name(r->status)));
+  evidence_put(o, "status",
+               json_object_new_string(model_status_name(r->status)));
   if (r->status == MODEL_PASSED) {
     failure = NULL;
   } else {
     failure = json_object_new_object();
-    evidence_put(failure, "stage", json_object_new_string(r->failure_stage
-                                                     ? r->failure_stage
-                                                     : "runner"));
-    evidence_put(failure, "reason", json_object_new_string(r->failure_reason
-                                                      ? r->failure_reason
-                                                      : "error"));
+    evidence_put(
+        failure, "stage",
+        json_object_new_string(r->failure_stage ? r->failure_stage : "runner"));
+    evidence_put(failure, "reason",
+                 json_object_new_string(r->failure_reason ? r->failure_reason
+                                                          : "error"));
     evidence_put(failure, "message", evidence_text(s, r->message));
   }
   evidence_put(o, "failure", failure);
-  evidence_put(o, "elapsed_ns", r->have_result && r->status == MODEL_PASSED
-                           ? json_object_new_int64(r->result.elapsed_ns)
-                           : NULL);
+  evidence_put(o, "elapsed_ns",
+               r->have_result && r->status == MODEL_PASSED
+                   ? json_object_new_int64(r->result.elapsed_ns)
+                   : NULL);
   evidence_put(o, "ns_per_round_trip",
-      r->have_result && r->status == MODEL_PASSED && r->result.round_trips
-          ? json_object_new_double((double)r->result.elapsed_ns /
-                                   (double)r->result.round_trips)
-          : NULL);
+               r->have_result && r->status == MODEL_PASSED &&
+                       r->result.round_trips
+                   ? json_object_new_double((double)r->result.elapsed_ns /
+                                            (double)r->result.round_trips)
+                   : NULL);
   evidence_put(o, "port", r->port > 0 ? json_object_new_int(r->port) : NULL);
   evidence_put(o, "server_ready_ns",
-      r->port > 0 ? json_object_new_int64((int64_t)r->ready_ns) : NULL);
+               r->port > 0 ? json_object_new_int64((int64_t)r->ready_ns)
+                           : NULL);
   evidence_put(o, "wall_ns", json_object_new_int64((int64_t)r->wall_ns));
   evidence_put(o, "result", r->have_result ? result_json(&r->result) : NULL);
   checks = json_object_new_object();
   for (int i = 0; i < MODEL_CHECK_COUNT; i++) {
     json_object *c = json_object_new_object();
     const struct model_check_outcome *ck = &r->checks[i];
-    evidence_put(c, "outcome", json_object_new_string(
-                          !ck->ran ? "not_run" : ck->passed ? "passed"
-                                                            : "failed"));
+    evidence_put(c, "outcome",
+                 json_object_new_string(!ck->ran     ? "not_run"
+                                        : ck->passed ? "passed"
+                                                     : "failed"));
     evidence_put(c, "reason", evidence_text(s, ck->reason));
     evidence_put(checks, model_check_name((enum model_check)i), c);
   }
   evidence_put(o, "checks", checks);
-  evidence_put(o, "server", peer_json(s, &r->server, r->status != MODEL_PASSED));
-  evidence_put(o, "client", peer_json(s, &r->client, r->status != MODEL_PASSED));
+  evidence_put(o, "server",
+               peer_json(s, &r->server, r->status != MODEL_PASSED));
+  evidence_put(o, "client",
+               peer_json(s, &r->client, r->status != MODEL_PASSED));
   evidence_put(o, "retried", json_object_new_boolean(es->retried));
   if (es->retried) {
     const struct model_sample *f = &es->first_attempt;
     json_object *first = json_object_new_object();
-    evidence_put(first, "status", json_object_new_string(model_status_name(f->status)));
-    evidence_put(first, "stage", json_object_new_string(f->failure_stage
-                                                   ? f->failure_stage
-                                                   : "runner"));
-    evidence_put(first, "reason", json_object_new_string(f->failure_reason
-                                                    ? f->failure_reason
-                                                    : "error"));
+    evidence_put(first, "status",
+                 json_object_new_string(model_status_name(f->status)));
+    evidence_put(
+        first, "stage",
+        json_object_new_string(f->failure_stage ? f->failure_stage : "runner"));
+    evidence_put(first, "reason",
+                 json_object_new_string(f->failure_reason ? f->failure_reason
+                                                          : "error"));
     evidence_put(first, "message", evidence_text(s, f->message));
     evidence_put(o, "first_attempt", first);
   } else {
@@ -218,33 +232,41 @@ static json_object *lane_summary_json(const struct evidence_lane *lane)
   stats_lane_compute(lane->samples, lane->nsamples, &st);
   evidence_put(o, "samples", json_object_new_int(lane->nsamples));
   evidence_put(o, "passed", json_object_new_int(st.passed));
-  evidence_put(o, "status", json_object_new_string(stats_lane_status(lane, &st)));
+  evidence_put(o, "status",
+               json_object_new_string(stats_lane_status(lane, &st)));
   evidence_put(o, "ns_per_round_trip_median",
-      st.timed > 0 ? json_object_new_double(st.ns_per_rt.median) : NULL);
+               st.timed > 0 ? json_object_new_double(st.ns_per_rt.median)
+                            : NULL);
   evidence_put(o, "ns_per_round_trip_min",
-      st.timed > 0 ? json_object_new_double(st.ns_per_rt.min) : NULL);
+               st.timed > 0 ? json_object_new_double(st.ns_per_rt.min) : NULL);
   evidence_put(o, "ns_per_round_trip_max",
-      st.timed > 0 ? json_object_new_double(st.ns_per_rt.max) : NULL);
+               st.timed > 0 ? json_object_new_double(st.ns_per_rt.max) : NULL);
   evidence_put(o, "client_peak_rss_bytes_median",
-      st.client_rss.n ? json_object_new_int64((int64_t)st.client_rss.median)
-                      : NULL);
+               st.client_rss.n
+                   ? json_object_new_int64((int64_t)st.client_rss.median)
+                   : NULL);
   evidence_put(o, "server_peak_rss_bytes_median",
-      st.server_rss.n ? json_object_new_int64((int64_t)st.server_rss.median)
-                      : NULL);
+               st.server_rss.n
+                   ? json_object_new_int64((int64_t)st.server_rss.median)
+                   : NULL);
   evidence_put(o, "client_cpu_ns_median",
-      st.client_cpu.n ? json_object_new_int64((int64_t)st.client_cpu.median)
-                      : NULL);
+               st.client_cpu.n
+                   ? json_object_new_int64((int64_t)st.client_cpu.median)
+                   : NULL);
   evidence_put(o, "server_cpu_ns_median",
-      st.server_cpu.n ? json_object_new_int64((int64_t)st.server_cpu.median)
-                      : NULL);
+               st.server_cpu.n
+                   ? json_object_new_int64((int64_t)st.server_cpu.median)
+                   : NULL);
   {
     char why[256];
     int stable = compare_stable(lane, why, sizeof(why));
-    evidence_put(o, "stable", stable < 0 ? NULL : json_object_new_boolean(stable));
+    evidence_put(o, "stable",
+                 stable < 0 ? NULL : json_object_new_boolean(stable));
     evidence_put(o, "unstable_reasons",
-        stable == 0 ? json_object_new_string(why) : NULL);
+                 stable == 0 ? json_object_new_string(why) : NULL);
     evidence_put(o, "min_max_interval_confidence",
-        st.timed > 0 ? json_object_new_double(compare_minmax_coverage(st.timed))
+                 st.timed > 0
+                     ? json_object_new_double(compare_minmax_coverage(st.timed))
                      : NULL);
   }
   return o;
@@ -296,25 +318,27 @@ static void put_header(json_object *doc, const struct evidence_run *run)
 {
   json_object *o;
 
-  evidence_put(doc, "schema_version", json_object_new_int(EVIDENCE_SCHEMA_VERSION));
+  evidence_put(doc, "schema_version",
+               json_object_new_int(EVIDENCE_SCHEMA_VERSION));
   o = json_object_new_object();
   evidence_put(o, "name", json_object_new_string("crossrun"));
   evidence_put(o, "version", json_object_new_string(run->tool_version));
   evidence_put(doc, "tool", o);
   evidence_put(doc, "mode", json_object_new_string(run->mode));
   evidence_put(doc, "performance_claims",
-      json_object_new_boolean(run->performance_claims));
+               json_object_new_boolean(run->performance_claims));
   if (!run->performance_claims)
-    evidence_put(doc, "performance_note",
+    evidence_put(
+        doc, "performance_note",
         json_object_new_string("smoke check: no performance claims; the "
                                "workload is too small for its timings to "
                                "mean anything"));
   evidence_put(doc, "official", json_object_new_boolean(run->official));
   evidence_put(doc, "complete", json_object_new_boolean(run->complete));
-  evidence_put(doc, "incomplete_reason", run->incomplete_reason
-                                    ? json_object_new_string(
-                                          run->incomplete_reason)
-                                    : NULL);
+  evidence_put(doc, "incomplete_reason",
+               run->incomplete_reason
+                   ? json_object_new_string(run->incomplete_reason)
+                   : NULL);
   evidence_put(doc, "started_at", json_object_new_string(run->started_at));
 }
 
@@ -336,13 +360,16 @@ static json_object *workload_json(const struct evidence_run *run)
   json_object *o = json_object_new_object();
 
   evidence_put(o, "name", json_object_new_string(run->workload_name));
-  evidence_put(o, "warmup_round_trips", json_object_new_int64(
-                                   (int64_t)run->workload.warmup));
-  evidence_put(o, "round_trips", json_object_new_int64(
-                            (int64_t)run->workload.round_trips));
-  evidence_put(o, "payload_bytes", json_object_new_int64(run->workload.payload_bytes));
-  evidence_put(o, "max_in_flight", json_object_new_int64(run->workload.max_in_flight));
-  evidence_put(o, "samples_per_lane", json_object_new_int(run->samples_per_lane));
+  evidence_put(o, "warmup_round_trips",
+               json_object_new_int64((int64_t)run->workload.warmup));
+  evidence_put(o, "round_trips",
+               json_object_new_int64((int64_t)run->workload.round_trips));
+  evidence_put(o, "payload_bytes",
+               json_object_new_int64(run->workload.payload_bytes));
+  evidence_put(o, "max_in_flight",
+               json_object_new_int64(run->workload.max_in_flight));
+  evidence_put(o, "samples_per_lane",
+               json_object_new_int(run->samples_per_lane));
   return o;
 }
 
@@ -375,14 +402,17 @@ static json_object *methods_json(const struct evidence_run *run)
   json_object *o = json_object_new_object();
 
   evidence_put(o, "peak_rss", json_object_new_string(run->peak_rss_method));
-  evidence_put(o, "sampled_rss", json_object_new_string(run->sampled_rss_method));
-  evidence_put(o, "cpu", json_object_new_string(
-                    "user and system CPU time of the reaped child, from the "
-                    "OS (wait4 rusage on Linux and macOS, process times on "
-                    "Windows)"));
-  evidence_put(o, "elapsed", json_object_new_string(
-                        "the client's own monotonic clock over the measured "
-                        "round trips only"));
+  evidence_put(o, "sampled_rss",
+               json_object_new_string(run->sampled_rss_method));
+  evidence_put(o, "cpu",
+               json_object_new_string(
+                   "user and system CPU time of the reaped child, from the "
+                   "OS (wait4 rusage on Linux and macOS, process times on "
+                   "Windows)"));
+  evidence_put(o, "elapsed",
+               json_object_new_string(
+                   "the client's own monotonic clock over the measured "
+                   "round trips only"));
   return o;
 }
 
@@ -449,8 +479,10 @@ static json_object *cleanliness_json(const struct evidence_run *run)
   evidence_put(o, "natural_exits", json_object_new_int(cl.natural_exits));
   evidence_put(o, "processes_left", json_object_new_int(cl.processes_left));
   evidence_put(o, "sockets_left", json_object_new_int(cl.sockets_left));
-  evidence_put(o, "forced_terminations", json_object_new_int(cl.forced_terminations));
-  evidence_put(o, "temp_entries_left", json_object_new_int(cl.temp_entries_left));
+  evidence_put(o, "forced_terminations",
+               json_object_new_int(cl.forced_terminations));
+  evidence_put(o, "temp_entries_left",
+               json_object_new_int(cl.temp_entries_left));
   return o;
 }
 
@@ -481,8 +513,8 @@ static json_object *document(const struct evidence_run *run)
   return doc;
 }
 
-int evidence_write(const struct evidence_run *run, const char *path,
-                   char *err, size_t errlen)
+int evidence_write(const struct evidence_run *run, const char *path, char *err,
+                   size_t errlen)
 {
   json_object *doc = document(run);
   const char *body = json_object_to_json_string_ext(

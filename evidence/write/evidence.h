@@ -16,10 +16,10 @@
 #define EVIDENCE_REFERENCE_LANE "c-c"
 
 struct evidence_sample {
-  int round;       /* 1-based */
-  int order;       /* position in its round's shuffled order, 1-based */
+  int round; /* 1-based */
+  int order; /* position in its round's shuffled order, 1-based */
   struct model_sample result;
-  int retried;     /* result is a retry; first_attempt failed */
+  int retried; /* result is a retry; first_attempt failed */
   struct model_sample first_attempt;
 };
 
@@ -56,9 +56,9 @@ struct evidence_lane {
 
 struct evidence_run {
   const char *tool_version;
-  const char *mode;           /* "quick", "full" */
+  const char *mode; /* "quick", "full" */
   int performance_claims;
-  int complete;               /* 0 while running or when interrupted */
+  int complete; /* 0 while running or when interrupted */
   const char *incomplete_reason;
   const char *workload_name;
   struct proto_workload workload;
@@ -70,9 +70,9 @@ struct evidence_run {
   /* How the platform obtains each memory figure (platform_*_method()). */
   const char *peak_rss_method;
   const char *sampled_rss_method;
-  char started_at[32];        /* UTC, ISO 8601 */
-  const char *root;           /* stripped from every path written */
-  const char *crossrun_path;  /* how the runner was invoked, for reproduce */
+  char started_at[32];       /* UTC, ISO 8601 */
+  const char *root;          /* stripped from every path written */
+  const char *crossrun_path; /* how the runner was invoked, for reproduce */
   struct evidence_lane *lanes;
   int nlanes;
   /* The runtimes the lanes use, and their packages (packages may be 0). */
@@ -80,23 +80,23 @@ struct evidence_run {
   int nruntimes;
   const struct model_package *packages;
   int npackages;
-  int packages_skipped; /* --no-packages */
+  int packages_skipped;        /* --no-packages */
   const char *matrix_files[9]; /* as given, the default first */
   int nmatrix;
-  int official;                 /* record, not rehearsed, nothing flaky */
+  int official; /* record, not rehearsed, nothing flaky */
   const struct evidence_provenance *provenance; /* record only */
-  int shard_index;              /* 0: not sharded */
+  int shard_index;                              /* 0: not sharded */
   int shard_count;
-  int lanes_total;              /* lanes before sharding */
+  int lanes_total; /* lanes before sharding */
 };
 
 /* Counts a run must report; all but pairs and natural exits must be 0. */
 struct evidence_cleanliness {
   int pairs_started;
-  int natural_exits;        /* samples whose two peers exited by themselves */
+  int natural_exits; /* samples whose two peers exited by themselves */
   int processes_left;
-  int sockets_left;         /* ports that could not be bound again */
-  int forced_terminations;  /* peers the runner had to signal */
+  int sockets_left;        /* ports that could not be bound again */
+  int forced_terminations; /* peers the runner had to signal */
   int temp_entries_left;
 };
 
@@ -106,8 +106,8 @@ void evidence_cleanliness(const struct evidence_run *run,
 /* Writes the whole document to path, atomically (a temporary file in the
  * same folder, then a rename), so a reader never sees half a file. Returns
  * 0 or -1 with a message. */
-int evidence_write(const struct evidence_run *run, const char *path,
-                   char *err, size_t errlen);
+int evidence_write(const struct evidence_run *run, const char *path, char *err,
+                   size_t errlen);
 
 /* The command line that reproduces one sample, relative to the root. */
 void evidence_reproduce(const struct evidence_run *run,

@@ -24,8 +24,7 @@ json_object *evidence_text(const struct sanitize *s, const char *in)
   return json_object_new_string(sanitize_text(s, in, buf, sizeof(buf)));
 }
 
-static json_object *argv_list(const struct sanitize *s,
-                              const char *const *argv)
+static json_object *argv_list(const struct sanitize *s, const char *const *argv)
 {
   json_object *arr;
   if (argv == NULL)
@@ -47,22 +46,25 @@ static json_object *package_json(const struct model_package *p,
   }
   evidence_put(o, "file_name", json_object_new_string(p->package.file_name));
   evidence_put(o, "format", json_object_new_string(p->package.format));
-  evidence_put(o, "packed_bytes", json_object_new_int64(p->package.packed_bytes));
-  evidence_put(o, "unpacked_bytes", json_object_new_int64(p->package.unpacked_bytes));
+  evidence_put(o, "packed_bytes",
+               json_object_new_int64(p->package.packed_bytes));
+  evidence_put(o, "unpacked_bytes",
+               json_object_new_int64(p->package.unpacked_bytes));
   evidence_put(o, "file_count", json_object_new_int(p->package.file_count));
   evidence_put(o, "sha256", json_object_new_string(p->package.sha256));
-  evidence_put(o, "repack_sha256", p->repack_sha256[0]
-                              ? json_object_new_string(p->repack_sha256)
-                              : NULL);
-  evidence_put(o, "reproducible", p->reproducible < 0
-                             ? NULL
-                             : json_object_new_boolean(p->reproducible));
+  evidence_put(o, "repack_sha256",
+               p->repack_sha256[0] ? json_object_new_string(p->repack_sha256)
+                                   : NULL);
+  evidence_put(o, "reproducible",
+               p->reproducible < 0 ? NULL
+                                   : json_object_new_boolean(p->reproducible));
   evidence_put(o, "pack_wall_ns", json_object_new_int64((int64_t)p->wall_ns));
   entries = json_object_new_array();
   for (int i = 0; i < p->package.nentries; i++) {
     json_object *e = json_object_new_object();
     evidence_put(e, "path", evidence_text(s, p->package.entries[i].path));
-    evidence_put(e, "size_bytes", json_object_new_int64(p->package.entries[i].size_bytes));
+    evidence_put(e, "size_bytes",
+                 json_object_new_int64(p->package.entries[i].size_bytes));
     json_object_array_add(entries, e);
   }
   evidence_put(o, "entries", entries);
@@ -80,7 +82,7 @@ static json_object *raw_or_null(const char *v)
 }
 
 json_object *evidence_provenance_json(const struct evidence_run *run,
-                                    const struct sanitize *s)
+                                      const struct sanitize *s)
 {
   const struct evidence_provenance *p = run->provenance;
   json_object *o, *ci, *files;
@@ -93,7 +95,8 @@ json_object *evidence_provenance_json(const struct evidence_run *run,
    * (the CI's variables included), not scrubbed. */
   evidence_put(o, "commit", raw_or_null(p->commit));
   evidence_put(o, "branch", raw_or_null(p->branch));
-  evidence_put(o, "clean", p->clean < 0 ? NULL : json_object_new_boolean(p->clean));
+  evidence_put(o, "clean",
+               p->clean < 0 ? NULL : json_object_new_boolean(p->clean));
   ci = json_object_new_object();
   evidence_put(ci, "detected", json_object_new_boolean(p->in_ci));
   evidence_put(ci, "provider", raw_or_null(p->ci_provider));
@@ -103,20 +106,21 @@ json_object *evidence_provenance_json(const struct evidence_run *run,
   evidence_put(o, "ci", ci);
   files = json_object_new_object();
   for (int i = 0; i < p->nmatrix; i++)
-    evidence_put(files, p->matrix[i].file, json_object_new_string(p->matrix[i].sha256));
+    evidence_put(files, p->matrix[i].file,
+                 json_object_new_string(p->matrix[i].sha256));
   evidence_put(o, "matrix_sha256", files);
   snprintf(governor, sizeof(governor), "%s", run->machine.cpu_governor);
-  evidence_put(o, "cpu_governor", governor[0] ? json_object_new_string(governor)
-                                     : NULL);
+  evidence_put(o, "cpu_governor",
+               governor[0] ? json_object_new_string(governor) : NULL);
   evidence_put(o, "load_average_1m_at_start",
-      run->machine.load_average_1m >= 0
-          ? json_object_new_double(run->machine.load_average_1m)
-          : NULL);
+               run->machine.load_average_1m >= 0
+                   ? json_object_new_double(run->machine.load_average_1m)
+                   : NULL);
   return o;
 }
 
 json_object *evidence_runtimes_json(const struct evidence_run *run,
-                                  const struct sanitize *s)
+                                    const struct sanitize *s)
 {
   json_object *all = json_object_new_object();
 
@@ -133,24 +137,26 @@ json_object *evidence_runtimes_json(const struct evidence_run *run,
     /* As the toolchain printed it: a version is not scrubbed. */
     evidence_put(o, "toolchain_version", raw_or_null(r->toolchain_version));
     evidence_put(o, "toolchain_pinned", json_object_new_boolean(r->pinned));
-    evidence_put(o, "status", json_object_new_string(
-                         r->broken ? "broken" : r->available ? "available"
-                                                             : "unavailable"));
-    evidence_put(o, "reason", r->why_unavailable[0] ? evidence_text(s, r->why_unavailable)
-                                           : NULL);
+    evidence_put(o, "status",
+                 json_object_new_string(r->broken      ? "broken"
+                                        : r->available ? "available"
+                                                       : "unavailable"));
+    evidence_put(o, "reason",
+                 r->why_unavailable[0] ? evidence_text(s, r->why_unavailable)
+                                       : NULL);
     for (int p = 0; p < run->npackages; p++)
       if (strcmp(run->packages[p].runtime, r->name) == 0)
         pkg = package_json(&run->packages[p], s);
     if (pkg == NULL && r->declares_package) {
       pkg = json_object_new_object();
-      evidence_put(pkg, "error", json_object_new_string(
-                            run->packages_skipped
-                                ? "not measured: --no-packages"
-                                : "not measured: the runtime is not usable"));
+      evidence_put(pkg, "error",
+                   json_object_new_string(
+                       run->packages_skipped
+                           ? "not measured: --no-packages"
+                           : "not measured: the runtime is not usable"));
     }
     evidence_put(o, "package", pkg);
     evidence_put(all, r->name, o);
   }
   return all;
 }
-

@@ -50,11 +50,9 @@ void stats_lane_compute(const struct evidence_sample *samples, int n,
     if (r->server.peak_rss_bytes >= 0)
       v[2][k[2]++] = (double)r->server.peak_rss_bytes;
     if (r->client.user_cpu_ns >= 0)
-      v[3][k[3]++] =
-          (double)(r->client.user_cpu_ns + r->client.system_cpu_ns);
+      v[3][k[3]++] = (double)(r->client.user_cpu_ns + r->client.system_cpu_ns);
     if (r->server.user_cpu_ns >= 0)
-      v[4][k[4]++] =
-          (double)(r->server.user_cpu_ns + r->server.system_cpu_ns);
+      v[4][k[4]++] = (double)(r->server.user_cpu_ns + r->server.system_cpu_ns);
   }
   st->timed = k[0];
   stats_figure_of(v[0], k[0], &st->ns_per_rt);

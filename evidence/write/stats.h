@@ -13,9 +13,9 @@ struct stats_figure {
 
 struct stats_lane {
   int passed;
-  int failed;      /* failed or error */
+  int failed; /* failed or error */
   int unsupported;
-  int timed;       /* passed samples with a time */
+  int timed; /* passed samples with a time */
   struct stats_figure ns_per_rt;
   struct stats_figure client_rss;
   struct stats_figure server_rss;

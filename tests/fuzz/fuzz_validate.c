@@ -1,7 +1,7 @@
 /* `crossrun validate` on an evidence file: read as a file within the
  * reader's limits (evidence/schema/validate.c), then validated against the
- * repository's evidence/schema.json (evidence/schema/validate_document.c and the
- * pattern matcher).
+ * repository's evidence/schema.json (evidence/schema/validate_document.c and
+ * the pattern matcher).
  *
  * Properties: the schema is usable; a document is either read or refused
  * with a reason; validation says valid (0) or invalid (1) and never that
