@@ -90,6 +90,10 @@ static int remove_tree(const char *path, char *err, size_t errlen, int depth)
     if (rc < 0)
       snprintf(err, errlen, "cannot remove '%s': %s", child, uv_strerror(rc));
   }
+  /* libuv's cleanup skips the entry last returned; reading the listing to
+   * its end frees every entry however the loop stopped. */
+  while (uv_fs_scandir_next(&req, &ent) != UV_EOF)
+    ;
   uv_fs_req_cleanup(&req);
   if (rc >= 0) {
     uv_fs_t op;

@@ -101,6 +101,9 @@ int scratch_remove_tree(const char *path, int depth)
     rc = uv_fs_unlink(NULL, &op, child, NULL);
     uv_fs_req_cleanup(&op);
   }
+  /* libuv's cleanup skips the entry last returned: read to the end. */
+  while (uv_fs_scandir_next(&req, &ent) != UV_EOF)
+    ;
   uv_fs_req_cleanup(&req);
   if (rc >= 0) {
     uv_fs_t op;

@@ -160,6 +160,16 @@ static int nest(const char *dir, int depth, char *out, size_t outlen)
   return 0;
 }
 
+/* Removes what nest() made, deepest first. */
+static void unnest(char *path, const char *dir)
+{
+  size_t base = strlen(dir);
+  while (strlen(path) > base) {
+    rmdir(path);
+    *strrchr(path, '/') = '\0';
+  }
+}
+
 static void test_remove(void)
 {
   struct tempdir t;
@@ -173,6 +183,19 @@ static void test_remove(void)
   TAP_EQ_INT(tempdir_remove(&t, err, sizeof(err)), 0,
              "64 levels are removed: %s", err);
   TAP_OK(t.path[0] == '\0' && !exists(path), "all of it");
+
+  if (!TAP_EQ_INT(tempdir_create(&t, err, sizeof(err)), 0, "created: %s", err))
+    return;
+  TAP_OK(nest(t.path, 66, path, sizeof(path)) == 0, "66 folders deep");
+  err[0] = '\0';
+  TAP_OK(tempdir_remove(&t, err, sizeof(err)) < 0,
+         "deeper than 64 levels is refused");
+  TAP_HAS_STR(err, "nests too deep to remove", "the message says why");
+  TAP_OK(t.path[0] != '\0' && exists(t.path),
+         "a directory not removed keeps its path");
+  unnest(path, t.path);
+  TAP_EQ_INT(rmdir(t.path), 0, "what is left is removed by hand: %s",
+             strerror(errno));
 }
 
 int main(void)
