@@ -7,7 +7,9 @@
 #include <string.h>
 #include <yaml.h>
 
-#define EXPECT_MAX_BYTES (256 * 1024)
+#include "evidence/base/dynbuf.h"
+#include "evidence/base/json_read.h"
+
 
 static int fail_at(const char *path, const yaml_node_t *n, char *err,
                    size_t errlen, const char *fmt, ...)
@@ -100,29 +102,27 @@ int expect_load(struct expect *e, const char *path, char *err, size_t errlen)
   yaml_parser_t parser;
   yaml_document_t doc;
   yaml_node_t *root;
-  char *text;
+  struct dynbuf buf;
+  char why[256];
+  const char *text;
   size_t len;
-  FILE *f;
   int rc = -1;
 
   memset(e, 0, sizeof(*e));
   snprintf(e->path, sizeof(e->path), "%s", path);
-  f = fopen(path, "rb");
-  if (f == NULL) {
-    snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+  rc = json_read_text_file(path, JSON_READ_EXPECT_MAX_BYTES, &buf, why,
+                           sizeof(why));
+  if (rc != 0) {
+    snprintf(err, errlen, rc == JSON_READ_ETEXT ? "%s:%s" : "%s: %s", path,
+             why);
+    dynbuf_release(&buf);
     return -1;
   }
-  text = malloc(EXPECT_MAX_BYTES + 1);
-  len = text ? fread(text, 1, EXPECT_MAX_BYTES + 1, f) : 0;
-  fclose(f);
-  if (text == NULL || len > EXPECT_MAX_BYTES) {
-    snprintf(err, errlen, "%s: %s", path,
-             text ? "larger than 256 KiB" : "out of memory");
-    free(text);
-    return -1;
-  }
+  rc = -1;
+  text = dynbuf_ptr(&buf);
+  len = dynbuf_len(&buf);
   if (!yaml_parser_initialize(&parser)) {
-    free(text);
+    dynbuf_release(&buf);
     snprintf(err, errlen, "%s: out of memory", path);
     return -1;
   }
@@ -166,7 +166,7 @@ int expect_load(struct expect *e, const char *path, char *err, size_t errlen)
   yaml_document_delete(&doc);
 out:
   yaml_parser_delete(&parser);
-  free(text);
+  dynbuf_release(&buf);
   return rc;
 }
 

@@ -461,25 +461,16 @@ static int load_document(struct loader *ld, struct lanes *into)
 static int read_file(const char *path, struct dynbuf *text, char *err,
                      size_t errlen)
 {
-  const char *s, *line, *what;
-  size_t at, lineno = 1;
   char why[256];
+  int rc = json_read_text_file(path, JSON_READ_MATRIX_MAX_BYTES, text, why,
+                               sizeof(why));
 
-  if (json_read_bytes(path, JSON_READ_MATRIX_MAX_BYTES, text, why,
-                      sizeof(why)) != 0) {
-    snprintf(err, errlen, "%s: %s", path, why);
-    return -1;
-  }
-  s = dynbuf_ptr(text);
-  if (json_read_check_text(s, dynbuf_len(text), &at, &what) == 0)
+  if (rc == 0)
     return 0;
-  line = s;
-  for (size_t i = 0; i < at; i++)
-    if (s[i] == '\n')
-      lineno++, line = s + i + 1;
-  /* libyaml counts columns in characters; the text before at is UTF-8. */
-  snprintf(err, errlen, "%s:%zu:%zu: %s; not a matrix file", path, lineno,
-           utf8_length(line, (size_t)(s + at - line)) + 1, what);
+  if (rc == JSON_READ_ETEXT)
+    snprintf(err, errlen, "%s:%s; not a matrix file", path, why);
+  else
+    snprintf(err, errlen, "%s: %s", path, why);
   dynbuf_release(text);
   return -1;
 }

@@ -79,6 +79,28 @@ int json_read_check_text(const char *text, size_t len, size_t *at,
   return 0;
 }
 
+int json_read_text_file(const char *path, size_t limit, struct dynbuf *into,
+                        char *err, size_t errlen)
+{
+  const char *s, *line, *what;
+  size_t at, lineno = 1;
+  int rc = json_read_bytes(path, limit, into, err, errlen);
+
+  if (rc != 0)
+    return rc;
+  s = dynbuf_ptr(into);
+  rc = json_read_check_text(s, dynbuf_len(into), &at, &what);
+  if (rc == 0)
+    return 0;
+  line = s;
+  for (size_t i = 0; i < at; i++)
+    if (s[i] == '\n')
+      lineno++, line = s + i + 1;
+  snprintf(err, errlen, "%zu:%zu: %s", lineno,
+           utf8_length(line, (size_t)(s + at - line)) + 1, what);
+  return rc;
+}
+
 static int is_space(char c)
 {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';

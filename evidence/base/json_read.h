@@ -31,6 +31,8 @@
 #define JSON_READ_MAX_BYTES ((size_t)256 << 20)
 /* The most bytes read of one matrix file (YAML, written by hand). */
 #define JSON_READ_MATRIX_MAX_BYTES ((size_t)1 << 20)
+/* The most bytes read of one --expect file (YAML, written by hand). */
+#define JSON_READ_EXPECT_MAX_BYTES ((size_t)256 << 10)
 /* The deepest nesting of arrays and objects read. */
 #define JSON_READ_MAX_DEPTH 64
 
@@ -55,6 +57,15 @@ int json_read_bytes(const char *path, size_t limit, struct dynbuf *into,
  * *at and what it is in *what ("a NUL byte", "not valid UTF-8"). */
 int json_read_check_text(const char *text, size_t len, size_t *at,
                          const char **what);
+
+/* json_read_bytes then json_read_check_text, for a text file that is not
+ * JSON (the YAML files: matrix, --expect): the file at path, at most limit
+ * bytes, in into (initialised here, released by the caller whatever is
+ * returned). A broken text rule is reported as "LINE:COLUMN: what" (columns
+ * in characters, as libyaml counts them), without the path, which the
+ * caller puts before it. Returns 0 or what those two return. */
+int json_read_text_file(const char *path, size_t limit, struct dynbuf *into,
+                        char *err, size_t errlen);
 
 /* Parses text (len bytes, at most JSON_READ_MAX_BYTES; it need not end in
  * NUL) under the text and JSON rules. Returns 0 with the document in *doc
