@@ -109,7 +109,7 @@ $(BUILD)/tests/fixture: $(FIXTURE_SRC) $(wildcard tests/fixture*.h) \
 	$(CC) -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) -I. $(CFLAGS) -o $@ \
 	  $(FIXTURE_SRC) $(PROTOCOL_SRC)
 
-$(BUILD)/bench/baseline: $(call obj,bench/baseline.c $(PROTOCOL_SRC))
+$(BUILD)/bench/baseline: $(call obj,$(wildcard bench/*.c) $(PROTOCOL_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^
 
