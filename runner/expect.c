@@ -10,7 +10,6 @@
 #include "evidence/base/dynbuf.h"
 #include "evidence/base/json_read.h"
 
-
 static int fail_at(const char *path, const yaml_node_t *n, char *err,
                    size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
