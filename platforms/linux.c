@@ -318,17 +318,13 @@ int platform_spawn(const struct platform_spawn_opts *opts,
   int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t attr;
-  sigset_t none, defaults;
   pid_t pid;
   int rc;
 
-  memset(proc, 0, sizeof(*proc));
-  proc->pid = -1;
-  proc->stdout_fd = proc->stderr_fd = -1;
-  if (posix_build_env(opts->env, environ, envp, MAX_ENV) != 0) {
-    posix_set_err(err, errlen, E2BIG, "environment too large");
-    return -E2BIG;
-  }
+  rc =
+      posix_spawn_prepare(proc, opts->env, environ, envp, MAX_ENV, err, errlen);
+  if (rc != 0)
+    return rc;
   if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
     rc = -errno;
     posix_set_err(err, errlen, errno, "cannot create pipes");
@@ -341,16 +337,7 @@ int platform_spawn(const struct platform_spawn_opts *opts,
   posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
   posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
   posix_spawnattr_init(&attr);
-  /* Own process group (pgid = pid), default signal dispositions and an
-   * empty mask: the peer must not inherit libuv's or the runner's. */
-  sigemptyset(&none);
-  sigfillset(&defaults);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
-                                      POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
+  posix_spawn_set_attrs(&attr, 0);
   proc->spawner_peak_rss_bytes = platform_self_peak_rss_bytes();
   rc = posix_spawnp(&pid, opts->argv[0], &fa, &attr, (char *const *)opts->argv,
                     (char *const *)envp);

@@ -164,17 +164,13 @@ int platform_spawn(const struct platform_spawn_opts *opts,
   int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t attr;
-  sigset_t none, defaults;
   pid_t pid;
   int rc;
 
-  memset(proc, 0, sizeof(*proc));
-  proc->pid = -1;
-  proc->stdout_fd = proc->stderr_fd = -1;
-  if (posix_build_env(opts->env, *_NSGetEnviron(), envp, MAX_ENV) != 0) {
-    posix_set_err(err, errlen, E2BIG, "environment too large");
-    return -E2BIG;
-  }
+  rc = posix_spawn_prepare(proc, opts->env, *_NSGetEnviron(), envp, MAX_ENV,
+                           err, errlen);
+  if (rc != 0)
+    return rc;
   rc = make_pipe(out_pipe);
   if (rc == 0)
     rc = make_pipe(err_pipe);
@@ -204,23 +200,11 @@ int platform_spawn(const struct platform_spawn_opts *opts,
     rc = posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
   if (rc == 0)
     rc = posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
-  /* Own process group (pgid = pid), default signal dispositions and an
-   * empty mask: the peer must not inherit libuv's or the runner's.
-   * POSIX_SPAWN_CLOEXEC_DEFAULT (a Darwin extension) closes in the peer
+  /* POSIX_SPAWN_CLOEXEC_DEFAULT (a Darwin extension) closes in the peer
    * every descriptor the file actions do not name, so it gets 0, 1 and 2
    * and nothing else the coordinator holds, close-on-exec or not. */
-  sigemptyset(&none);
-  sigfillset(&defaults);
   if (rc == 0)
-    rc = posix_spawnattr_setpgroup(&attr, 0);
-  if (rc == 0)
-    rc = posix_spawnattr_setsigmask(&attr, &none);
-  if (rc == 0)
-    rc = posix_spawnattr_setsigdefault(&attr, &defaults);
-  if (rc == 0)
-    rc = posix_spawnattr_setflags(
-        &attr, (short)(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                       POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_CLOEXEC_DEFAULT));
+    rc = posix_spawn_set_attrs(&attr, POSIX_SPAWN_CLOEXEC_DEFAULT);
   proc->spawner_peak_rss_bytes = platform_self_peak_rss_bytes();
   if (rc == 0)
     rc = posix_spawnp(&pid, opts->argv[0], &fa, &attr,

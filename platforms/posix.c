@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,41 @@ int posix_build_env(const char *const *extra, char **environ_now,
   }
   out[n] = NULL;
   return 0;
+}
+
+int posix_spawn_prepare(struct platform_proc *proc, const char *const *extra,
+                        char **environ_now, const char **envp, size_t cap,
+                        char *err, size_t errlen)
+{
+  memset(proc, 0, sizeof(*proc));
+  proc->pid = -1;
+  proc->stdout_fd = proc->stderr_fd = -1;
+  if (posix_build_env(extra, environ_now, envp, cap) != 0) {
+    posix_set_err(err, errlen, E2BIG, "environment too large");
+    return -E2BIG;
+  }
+  return 0;
+}
+
+/* The peer must not inherit libuv's or the runner's signal mask or
+ * dispositions. */
+int posix_spawn_set_attrs(posix_spawnattr_t *attr, short extra_flags)
+{
+  sigset_t none, defaults;
+  int rc;
+
+  sigemptyset(&none);
+  sigfillset(&defaults);
+  rc = posix_spawnattr_setpgroup(attr, 0);
+  if (rc == 0)
+    rc = posix_spawnattr_setsigmask(attr, &none);
+  if (rc == 0)
+    rc = posix_spawnattr_setsigdefault(attr, &defaults);
+  if (rc == 0)
+    rc = posix_spawnattr_setflags(
+        attr, (short)(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                      POSIX_SPAWN_SETSIGDEF | extra_flags));
+  return rc;
 }
 
 int platform_port_free(const char *host, int port, char *err, size_t errlen)

@@ -3,6 +3,7 @@
 #ifndef CROSSRUN_PLATFORMS_POSIX_H
 #define CROSSRUN_PLATFORMS_POSIX_H
 
+#include <spawn.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/resource.h>
@@ -22,6 +23,19 @@ int64_t posix_timeval_ns(struct timeval tv);
  * Returns 0 or -E2BIG. */
 int posix_build_env(const char *const *extra, char **environ_now,
                     const char **out, size_t cap);
+
+/* The start of platform_spawn: resets proc (no pid, no descriptors) and
+ * builds the peer's environment into envp (cap pointers) with
+ * posix_build_env. Returns 0, or -E2BIG with a message in err. */
+int posix_spawn_prepare(struct platform_proc *proc, const char *const *extra,
+                        char **environ_now, const char **envp, size_t cap,
+                        char *err, size_t errlen);
+
+/* Gives attr its own process group (pgid = pid), default signal
+ * dispositions and an empty mask, plus the POSIX_SPAWN_* flags of
+ * extra_flags. Returns 0 or the first posix_spawnattr_* error (positive,
+ * as they return it). */
+int posix_spawn_set_attrs(posix_spawnattr_t *attr, short extra_flags);
 
 /* wait4 without blocking: 0 while pid runs; 1 once reaped, with ex's exit
  * and CPU figures filled (memory left to the caller, from *ru); negative
