@@ -264,9 +264,28 @@ static void run_describe(struct run_state *st)
   utc_now(run->started_at, sizeof(run->started_at));
 }
 
+/* Whether a sample failed its hygiene: it left a process, a socket or a
+ * temporary entry behind, or a peer had to be terminated. What a peer
+ * leaves behind is a fault of the peer whatever its timing, so a retry
+ * must never turn it into a pass. */
+static int hygiene_failed(const struct model_sample *r)
+{
+  static const enum model_check cleanup[] = {
+      MODEL_CHECK_NO_ORPHANS, MODEL_CHECK_PORT_FREE, MODEL_CHECK_TEMP_CLEAN};
+
+  if (r->orphans.count > 0 || r->leftovers.count > 0 || r->server.forced ||
+      r->client.forced)
+    return 1;
+  for (size_t i = 0; i < sizeof(cleanup) / sizeof(cleanup[0]); i++)
+    if (r->checks[cleanup[i]].ran && !r->checks[cleanup[i]].passed)
+      return 1;
+  return 0;
+}
+
 /* Sample `round` of lane `idx`, the k-th of its round. A record retries a
- * failed sample once, alone: a lane that passes then is flaky, never
- * passed. */
+ * failed sample once, alone, unless it failed its hygiene: a lane that
+ * passes then is flaky, never passed, and the first attempt stays in the
+ * evidence. */
 static struct evidence_sample *run_sample(struct run_state *st, int idx,
                                           int round, int k)
 {
@@ -288,7 +307,8 @@ static struct evidence_sample *run_sample(struct run_state *st, int idx,
   es->round = round;
   es->order = k + 1;
   run_one(&spec, &es->result, el->name, st->errf);
-  if (st->recording && es->result.status != MODEL_PASSED && !stop_signal) {
+  if (st->recording && es->result.status != MODEL_PASSED && !stop_signal &&
+      !hygiene_failed(&es->result)) {
     es->first_attempt = es->result;
     es->retried = 1;
     if (st->progress)

@@ -20,7 +20,7 @@
 #define SECRET "planted-secret-7f3a9c"
 
 static char tmp[512];
-static char repo[600], fixture[1024], home[700];
+static char repo[600], fixture[1024], home[700], crossrun_path[1024];
 
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int sh(const char *fmt, ...)
@@ -103,10 +103,33 @@ static int make_repo(const char *crossrun)
           "    client: [%s, client, wrong-count]\n"
           "    server: [%s, server, ok]\n"
           "    hidden: true\n"
+          /* Peers that fail their first run only: a marker file tells
+           * the later runs. */
+          "  once:\n"
+          "    client: [sh, -c, 'test -e %s/m-client && exec \"$0\" client "
+          "ok \"$@\"; touch %s/m-client; exec \"$0\" client wrong-count "
+          "\"$@\"', %s]\n"
+          "    server: [sh, -c, 'test -e %s/m-server && exec \"$0\" server "
+          "ok \"$@\"; touch %s/m-server; exec \"$0\" server orphan "
+          "\"$@\"', %s]\n"
+          "    hidden: true\n"
+          "  leave:\n"
+          "    client: [%s, client, ok]\n"
+          "    server: [sh, -c, 'test -e %s/m-leave && exec \"$0\" server "
+          "ok \"$@\"; touch %s/m-leave; exec \"$0\" server leave-file "
+          "\"$@\"', %s]\n"
+          "    hidden: true\n"
+          "  hang:\n"
+          "    client: [sh, -c, 'test -e %s/m-hang && exec \"$0\" client "
+          "ok \"$@\"; touch %s/m-hang; exec \"$0\" client hang \"$@\"', "
+          "%s]\n"
+          "    server: [%s, server, ok]\n"
+          "    hidden: true\n"
           "workloads:\n"
           "  full: {warmup: 10, round_trips: 300, payload_bytes: 16, "
           "max_in_flight: 4, samples: 2}\n",
-          fixture, fixture, fixture, fixture);
+          fixture, fixture, fixture, fixture, tmp, tmp, fixture, tmp, tmp,
+          fixture, fixture, tmp, tmp, fixture, tmp, tmp, fixture, fixture);
   fclose(f);
   return sh("cd %s && printf 'build/\\nout/\\n' >.gitignore && "
             "git init -q -b main . && git add -A && git -c user.name=t "
@@ -346,6 +369,113 @@ static void test_shards(void)
          "a shard out of range is refused");
 }
 
+/* The rejected file's lane, its sample and the cleanliness after a
+ * rehearsed record of lanes, from a fresh start of the fail-once peers. */
+static json_object *record_once(const char *lanes, int *rc)
+{
+  char args[800], path[800];
+
+  sh("rm -rf %s/out %s/m-*", repo, tmp);
+  snprintf(args, sizeof(args),
+           "--output-directory out --rehearse --no-packages --timeout 1 "
+           "--lanes %s",
+           lanes);
+  *rc = record("", args);
+  snprintf(path, sizeof(path), "%s/out/rejected-linux-x86_64.json", repo);
+  return json_object_from_file(path);
+}
+
+static void test_retries(void)
+{
+  char path[800];
+  json_object *doc;
+  int rc;
+
+  /* A client that fails once: the lane is flaky, and both attempts are
+   * evidence. */
+  sh("rm -rf %s/out %s/m-client", repo, tmp);
+  rc = record("", "--output-directory out --rehearse --no-packages "
+                  "--lanes once-fx");
+  snprintf(path, sizeof(path), "%s/out/evidence-linux-x86_64.json", repo);
+  doc = json_object_from_file(path);
+  TAP_OK(rc == 1 && output_has("lane once-fx is flaky"),
+         "a sample that fails once, then passes, makes a flaky lane");
+  TAP_OK(doc &&
+             strcmp(json_str_at(doc, "lanes.once-fx.summary.status"),
+                    "flaky") == 0 &&
+             json_object_get_boolean(
+                 json_at(doc, "lanes.once-fx.samples.0.retried")) &&
+             strcmp(json_str_at(doc,
+                                "lanes.once-fx.samples.0.first_attempt.reason"),
+                    "result_mismatch") == 0 &&
+             strcmp(json_str_at(doc, "lanes.once-fx.samples.0.first_attempt."
+                                     "checks.client_result.outcome"),
+                    "failed") == 0 &&
+             json_object_get_boolean(json_at(
+                 doc, "lanes.once-fx.samples.0.first_attempt.client.started")),
+         "the first attempt's checks and peers are in the evidence");
+  TAP_OK(
+      doc &&
+          json_object_get_int(json_at(doc, "cleanliness.pairs_started")) == 3 &&
+          json_object_get_int(json_at(doc, "cleanliness.natural_exits")) == 3,
+      "pairs_started counts both attempts of the retried sample (%d)",
+      doc ? json_object_get_int(json_at(doc, "cleanliness.pairs_started"))
+          : -1);
+  TAP_OK(sh("%s validate %s >%s/out.txt 2>&1", crossrun_path, path, tmp) == 0,
+         "validate accepts a retried sample's evidence");
+  if (doc)
+    json_object_put(doc);
+
+  /* A server that leaves an orphan once: never retried into green. */
+  doc = record_once("fx-once", &rc);
+  TAP_OK(rc == 1 && output_has("lane fx-once failed on linux") &&
+             !output_has("retrying"),
+         "a sample that left a process fails its lane at once");
+  TAP_OK(doc &&
+             strcmp(json_str_at(doc, "lanes.fx-once.summary.status"),
+                    "failed") == 0 &&
+             !json_object_get_boolean(
+                 json_at(doc, "lanes.fx-once.samples.0.retried")) &&
+             json_at(doc, "lanes.fx-once.samples.0.first_attempt") == NULL &&
+             strcmp(json_str_at(doc, "lanes.fx-once.samples.0.failure.reason"),
+                    "orphan_process") == 0,
+         "it is not retried: the orphan is the sample's failure");
+  TAP_OK(doc &&
+             json_object_get_int(json_at(doc, "cleanliness.processes_left")) >=
+                 1 &&
+             json_object_get_int(json_at(doc, "cleanliness.pairs_started")) ==
+                 2,
+         "the orphan counts in processes_left, one pair per sample");
+  if (doc)
+    json_object_put(doc);
+
+  /* A server that leaves a file once. */
+  doc = record_once("fx-leave", &rc);
+  TAP_OK(rc == 1 && doc &&
+             strcmp(json_str_at(doc, "lanes.fx-leave.summary.status"),
+                    "failed") == 0 &&
+             !json_object_get_boolean(
+                 json_at(doc, "lanes.fx-leave.samples.0.retried")) &&
+             json_object_get_int(
+                 json_at(doc, "cleanliness.temp_entries_left")) >= 1,
+         "a sample that left a temporary entry is not retried either");
+  if (doc)
+    json_object_put(doc);
+
+  /* A client that hangs once is terminated at its deadline. */
+  doc = record_once("hang-fx", &rc);
+  TAP_OK(rc == 1 && doc &&
+             strcmp(json_str_at(doc, "lanes.hang-fx.summary.status"),
+                    "failed") == 0 &&
+             !json_object_get_boolean(
+                 json_at(doc, "lanes.hang-fx.samples.0.retried")) &&
+             json_object_get_int(
+                 json_at(doc, "cleanliness.forced_terminations")) >= 1,
+         "a sample whose peer was terminated is not retried either");
+  if (doc)
+    json_object_put(doc);
+}
+
 int main(void)
 {
   const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
@@ -355,11 +485,13 @@ int main(void)
     return 1;
   snprintf(crossrun, sizeof(crossrun), "%s/%s/crossrun", cwd, build);
   snprintf(fixture, sizeof(fixture), "%s/%s/tests/fixture", cwd, build);
+  snprintf(crossrun_path, sizeof(crossrun_path), "%s", crossrun);
   if (TAP_OK(make_repo(crossrun) == 0, "a throwaway git repository")) {
     test_refusals();
     test_official();
     test_rejected_and_expectations();
     test_shards();
+    test_retries();
   }
   if (getenv("KEEP_TEST_DIR") == NULL)
     sh("rm -rf %s", tmp);

@@ -133,13 +133,58 @@ static json_object *result_json(const struct model_client_result *r)
   return o;
 }
 
+static json_object *checks_json(const struct sanitize *s,
+                                const struct model_sample *r)
+{
+  json_object *checks = json_object_new_object();
+
+  for (int i = 0; i < MODEL_CHECK_COUNT; i++) {
+    json_object *c = json_object_new_object();
+    const struct model_check_outcome *ck = &r->checks[i];
+    evidence_put(c, "outcome",
+                 json_object_new_string(!ck->ran     ? "not_run"
+                                        : ck->passed ? "passed"
+                                                     : "failed"));
+    evidence_put(c, "reason", evidence_text(s, ck->reason));
+    evidence_put(checks, model_check_name((enum model_check)i), c);
+  }
+  return checks;
+}
+
+/* The failed first attempt of a retried sample: why it failed and its raw
+ * record (checks, peers), so that what it left behind stays evidence. */
+static json_object *first_attempt_json(struct sanitize *s,
+                                       const struct model_sample *f)
+{
+  json_object *first = json_object_new_object();
+
+  sanitize_add(s, f->temp_dir, "$TMPDIR");
+  evidence_put(first, "status",
+               json_object_new_string(model_status_name(f->status)));
+  evidence_put(
+      first, "stage",
+      json_object_new_string(f->failure_stage ? f->failure_stage : "runner"));
+  evidence_put(
+      first, "reason",
+      json_object_new_string(f->failure_reason ? f->failure_reason : "error"));
+  evidence_put(first, "message", evidence_text(s, f->message));
+  evidence_put(first, "port",
+               f->port > 0 ? json_object_new_int(f->port) : NULL);
+  evidence_put(first, "wall_ns", json_object_new_int64((int64_t)f->wall_ns));
+  evidence_put(first, "checks", checks_json(s, f));
+  evidence_put(first, "server", peer_json(s, &f->server, 1));
+  evidence_put(first, "client", peer_json(s, &f->client, 1));
+  sanitize_remove(s, f->temp_dir);
+  return first;
+}
+
 static json_object *sample_json(const struct evidence_run *run,
                                 const struct evidence_lane *lane,
                                 const struct evidence_sample *es,
                                 const struct sanitize *run_rules)
 {
   const struct model_sample *r = &es->result;
-  json_object *o = json_object_new_object(), *checks, *failure, *repro;
+  json_object *o = json_object_new_object(), *failure, *repro;
   /* Each sample's temporary directory is scrubbed from its own text; the
    * rule is removed again below. */
   struct sanitize *s = (struct sanitize *)run_rules;
@@ -179,39 +224,14 @@ static json_object *sample_json(const struct evidence_run *run,
                            : NULL);
   evidence_put(o, "wall_ns", json_object_new_int64((int64_t)r->wall_ns));
   evidence_put(o, "result", r->have_result ? result_json(&r->result) : NULL);
-  checks = json_object_new_object();
-  for (int i = 0; i < MODEL_CHECK_COUNT; i++) {
-    json_object *c = json_object_new_object();
-    const struct model_check_outcome *ck = &r->checks[i];
-    evidence_put(c, "outcome",
-                 json_object_new_string(!ck->ran     ? "not_run"
-                                        : ck->passed ? "passed"
-                                                     : "failed"));
-    evidence_put(c, "reason", evidence_text(s, ck->reason));
-    evidence_put(checks, model_check_name((enum model_check)i), c);
-  }
-  evidence_put(o, "checks", checks);
+  evidence_put(o, "checks", checks_json(s, r));
   evidence_put(o, "server",
                peer_json(s, &r->server, r->status != MODEL_PASSED));
   evidence_put(o, "client",
                peer_json(s, &r->client, r->status != MODEL_PASSED));
   evidence_put(o, "retried", json_object_new_boolean(es->retried));
-  if (es->retried) {
-    const struct model_sample *f = &es->first_attempt;
-    json_object *first = json_object_new_object();
-    evidence_put(first, "status",
-                 json_object_new_string(model_status_name(f->status)));
-    evidence_put(
-        first, "stage",
-        json_object_new_string(f->failure_stage ? f->failure_stage : "runner"));
-    evidence_put(first, "reason",
-                 json_object_new_string(f->failure_reason ? f->failure_reason
-                                                          : "error"));
-    evidence_put(first, "message", evidence_text(s, f->message));
-    evidence_put(o, "first_attempt", first);
-  } else {
-    evidence_put(o, "first_attempt", NULL);
-  }
+  evidence_put(o, "first_attempt",
+               es->retried ? first_attempt_json(s, &es->first_attempt) : NULL);
   repro = json_object_new_object();
   evidence_reproduce(run, lane, line, sizeof(line));
   evidence_put(repro, "crossrun", evidence_text(s, line));
@@ -290,25 +310,35 @@ static json_object *comparisons_json(const struct evidence_run *run)
   return all;
 }
 
+static void cleanliness_add(struct evidence_cleanliness *c,
+                            const struct model_sample *r)
+{
+  if (!r->server.started)
+    return;
+  c->pairs_started++;
+  if (r->server.reaped && !r->server.forced && r->client.reaped &&
+      !r->client.forced)
+    c->natural_exits++;
+  c->processes_left += r->orphans.count;
+  if (r->checks[MODEL_CHECK_PORT_FREE].ran &&
+      !r->checks[MODEL_CHECK_PORT_FREE].passed)
+    c->sockets_left++;
+  c->forced_terminations += r->server.forced + r->client.forced;
+  c->temp_entries_left += r->leftovers.count;
+}
+
 void evidence_cleanliness(const struct evidence_run *run,
                           struct evidence_cleanliness *c)
 {
   memset(c, 0, sizeof(*c));
   for (int l = 0; l < run->nlanes; l++) {
     for (int i = 0; i < run->lanes[l].nsamples; i++) {
-      const struct model_sample *r = &run->lanes[l].samples[i].result;
-      if (!r->server.started)
-        continue;
-      c->pairs_started++;
-      if (r->server.reaped && !r->server.forced && r->client.reaped &&
-          !r->client.forced)
-        c->natural_exits++;
-      c->processes_left += r->orphans.count;
-      if (r->checks[MODEL_CHECK_PORT_FREE].ran &&
-          !r->checks[MODEL_CHECK_PORT_FREE].passed)
-        c->sockets_left++;
-      c->forced_terminations += r->server.forced + r->client.forced;
-      c->temp_entries_left += r->leftovers.count;
+      const struct evidence_sample *es = &run->lanes[l].samples[i];
+      /* A retried sample's first attempt is a pair of its own: what it
+       * left behind counts as much as what the retry did. */
+      if (es->retried)
+        cleanliness_add(c, &es->first_attempt);
+      cleanliness_add(c, &es->result);
     }
   }
 }
