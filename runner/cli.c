@@ -148,8 +148,11 @@ static int table_lanes(enum cli_command cmd, struct cli_options *o,
                       "sample)"),
        .flags = OPTIONS_NONEMPTY, .missing = "a file", .shown = o->out},
   };
-  memcpy(t, e, sizeof(e));
-  return (int)(sizeof(e) / sizeof(e[0]));
+  /* A record's files are named by --output-directory: it has no --out. */
+  int n = (int)(sizeof(e) / sizeof(e[0])) - (cmd == CLI_RECORD);
+
+  memcpy(t, e, (size_t)n * sizeof(e[0]));
+  return n;
 }
 
 /* The workload's figures and the limits of a sample. */

@@ -25,7 +25,9 @@ static const struct options_command usage = {
     "expected_failure lane is kept and reported), a failed sample, a "
     "cleanliness count above 0; a required OS missing or present twice; "
     "shards with a gap or an overlap; commits, tool versions, workloads, "
-    "matrix files or lane sets that differ.",
+    "matrix files or lane sets that differ; toolchain versions that differ "
+    "across OSes for a pinned runtime (pinned: true in the matrix, or "
+    "--pinned).",
     "Exit status: 0 merged; 1 refused (each problem on stderr as \"crossrun "
     "merge: FILE: problem\", or without FILE for one between files); 2 bad "
     "usage; 3 the output cannot be written.",
@@ -47,11 +49,12 @@ static void table(struct merge_args *a, struct options_entry *t, size_t n)
                       "comma-separated OSes that must each be present once"),
        .shown = DEFAULT_REQUIRE},
       OPTIONS_LIST("pinned", 0, &a->pinned, "RUNTIMES",
-                   "comma-separated runtimes whose toolchain is pinned: "
-                   "runtimes.<name>.toolchain_version must be the same on "
-                   "every OS. The matrix file has no pin field, so they are "
-                   "named here; every runtime's versions are reported in the "
-                   "merged file's \"toolchain_versions\" either way."),
+                   "comma-separated runtimes to pin besides those the "
+                   "matrix pins (pinned: true, toolchain_pinned in the "
+                   "evidence): runtimes.<name>.toolchain_version must be the "
+                   "same on every OS. Every runtime's versions are reported "
+                   "in the merged file's \"toolchain_versions\" either "
+                   "way."),
       OPTIONS_FLAG("allow-rehearsal", 0, &a->options.allow_rehearsal,
                    "accept inputs with \"official\": false; the merged file "
                    "is then \"official\": false"),

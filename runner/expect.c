@@ -178,3 +178,23 @@ const struct expect_entry *expect_find(const struct expect *e, const char *lane,
       return &e->entries[i];
   return NULL;
 }
+
+int expect_check_lanes(const struct expect *e, const struct lane *lanes, int n,
+                       char *err, size_t errlen)
+{
+  for (int i = 0; i < e->n; i++) {
+    int found = 0;
+
+    for (int k = 0; k < n && !found; k++)
+      found = strcmp(lanes[k].name, e->entries[i].lane) == 0;
+    if (!found) {
+      snprintf(err, errlen,
+               "%s:%d: lane '%s' (os: %s) is not a lane of this run: a "
+               "stale entry; delete it",
+               e->path, e->entries[i].line, e->entries[i].lane,
+               e->entries[i].os);
+      return -1;
+    }
+  }
+  return 0;
+}

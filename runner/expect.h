@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "runner/lanes.h"
+
 #define EXPECT_MAX 64
 
 struct expect_entry {
@@ -34,5 +36,13 @@ int expect_load(struct expect *e, const char *path, char *err, size_t errlen);
 /* The entry for lane on os, or NULL. */
 const struct expect_entry *expect_find(const struct expect *e, const char *lane,
                                        const char *os);
+
+/* Checks that every entry names one of lanes[0..n) (a run's lanes before
+ * sharding: every shard reads the same file). An entry for a lane that
+ * does not run is stale, and would hide nothing but a mistake. Returns 0,
+ * or -1 with "FILE:LINE: lane 'x' ..." in err naming the first such
+ * entry. */
+int expect_check_lanes(const struct expect *e, const struct lane *lanes, int n,
+                       char *err, size_t errlen);
 
 #endif

@@ -1,10 +1,12 @@
 #include "runner/run.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <uv.h>
 
@@ -182,6 +184,57 @@ struct run_state {
   uint64_t started_ns;
 };
 
+/* Whether the evidence can be written at path, tried as evidence_write
+ * will (a file beside it, then a rename), before any runtime is built or
+ * any sample runs: an hour of samples must not end in "cannot write". */
+static int out_writable(const char *path, FILE *errf)
+{
+  char probe[LANES_PATH_MAX + 160];
+  uv_fs_t req;
+  FILE *f;
+  int rc;
+
+  snprintf(probe, sizeof(probe), "%s.partial", path);
+  f = fopen(probe, "w");
+  if (f == NULL) {
+    fprintf(errf, "crossrun: cannot write the evidence: '%s': %s\n", probe,
+            strerror(errno));
+    return -1;
+  }
+  fclose(f);
+  remove(probe);
+  rc = uv_fs_stat(NULL, &req, path, NULL);
+  if (rc == 0 && (req.statbuf.st_mode & S_IFMT) == S_IFDIR) {
+    uv_fs_req_cleanup(&req);
+    fprintf(errf, "crossrun: cannot write the evidence: '%s' is a folder\n",
+            path);
+    return -1;
+  }
+  uv_fs_req_cleanup(&req);
+  return 0;
+}
+
+/* Whether --expect names a lane this run does not have, over every shard:
+ * the selection again, before sharding. */
+static int expect_stale(struct run_state *st)
+{
+  struct lane *all = calloc(LANES_MAX, sizeof(*all));
+  char err[1024];
+  int n, rc = -1;
+
+  if (all == NULL) {
+    fprintf(st->errf, "crossrun: out of memory\n");
+    return -1;
+  }
+  n = lanes_select(st->l, st->o->lanes, all, LANES_MAX, err, sizeof(err));
+  if (n >= 0)
+    rc = expect_check_lanes(st->expect, all, n, err, sizeof(err));
+  if (rc != 0)
+    fprintf(st->errf, "crossrun: %s\n", err);
+  free(all);
+  return rc;
+}
+
 /* The lanes, the buffers and, for a record, its provenance. Returns a
  * RUN_EXIT_* status. */
 static int run_setup(struct run_state *st)
@@ -201,9 +254,17 @@ static int run_setup(struct run_state *st)
     return RUN_EXIT_RUNNER;
   }
   snprintf(st->out_path, sizeof(st->out_path), "%s", st->o->out);
-  if (st->recording)
-    return record_setup(st->o, st->l, &st->prov, &st->expect, st->errf);
-  return RUN_EXIT_OK;
+  if (st->recording) {
+    int rc = record_setup(st->o, st->l, &st->prov, &st->expect, st->errf);
+    char probe[LANES_PATH_MAX + 128];
+
+    if (rc != RUN_EXIT_OK || expect_stale(st) != 0)
+      return rc != RUN_EXIT_OK ? rc : RUN_EXIT_USAGE;
+    snprintf(probe, sizeof(probe), "%s/incomplete", st->o->output_directory);
+    return out_writable(probe, st->errf) == 0 ? RUN_EXIT_OK : RUN_EXIT_USAGE;
+  }
+  return out_writable(st->out_path, st->errf) == 0 ? RUN_EXIT_OK
+                                                   : RUN_EXIT_USAGE;
 }
 
 /* The runtimes built, the lanes that cannot run marked, the packages
@@ -344,6 +405,11 @@ static int run_rounds(struct run_state *st)
       if (st->progress)
         progress_line(st->errf, &st->lanes[idx], es, done, total, o->samples,
                       st->started_ns);
+      /* A reader that went away (`| head -1`) ends the progress lines,
+       * never the run: SIGPIPE is ignored (main.c), and the evidence is
+       * what matters. */
+      if (ferror(st->errf))
+        st->progress = 0;
       if (evidence_write(&st->run, st->out_path, err, sizeof(err)) != 0) {
         fprintf(st->errf, "crossrun: %s\n", err);
         rc = RUN_EXIT_RUNNER;

@@ -331,6 +331,25 @@ static void test_rejected_and_expectations(void)
                           "or windows"),
            "a bad expectations file is refused with its place");
   }
+  f = fopen(expect, "w");
+  if (f == NULL)
+    return;
+  fprintf(f, "known_failures:\n  - lane: fx-fx\n    os: linux\n"
+             "    reason: x\n  - lane: ghost-fx\n    os: windows\n"
+             "    reason: a runtime since removed\n");
+  fclose(f);
+  {
+    char args[1200];
+    snprintf(args, sizeof(args),
+             "--output-directory out --rehearse --lanes fx-fx --expect %s",
+             expect);
+    sh("rm -rf %s/out", repo);
+    TAP_OK(record("", args) == 2 &&
+               output_has("expect.yaml:5: lane 'ghost-fx' (os: windows) is "
+                          "not a lane of this run: a stale entry; delete it") &&
+               !output_has("fx-fx passed"),
+           "an entry for a lane not in the run is refused before any sample");
+  }
 }
 
 static void test_shards(void)

@@ -1,0 +1,223 @@
+/* crossrun where its caller or its input is odd: a closed output pipe, an
+ * --out it cannot write, a run where no lane could run (in CI and out of
+ * it), a program that is there but cannot be run, a matrix of many
+ * runtimes, and what the help texts promise. Each run goes through sh, so
+ * that pipes and the environment are those a user would have. */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "tests/lib_json.h"
+#include "tests/tap.h"
+
+static char dir[512], crossrun[1024], fixture[1024];
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+  char cmd[8192];
+  va_list ap;
+  int status;
+
+  va_start(ap, fmt);
+  vsnprintf(cmd, sizeof(cmd), fmt, ap);
+  va_end(ap);
+  status = system(cmd);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static char *slurp(const char *name)
+{
+  char path[700];
+  FILE *f;
+  long size;
+  char *text = NULL;
+
+  snprintf(path, sizeof(path), "%s/%s", dir, name);
+  f = fopen(path, "rb");
+  if (f == NULL)
+    return calloc(1, 1);
+  if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0) {
+    rewind(f);
+    text = calloc(1, (size_t)size + 1);
+    if (text && fread(text, 1, (size_t)size, f) != (size_t)size)
+      text[0] = '\0';
+  }
+  fclose(f);
+  return text ? text : calloc(1, 1);
+}
+
+/* dir/name's text, valid until the next call. */
+static const char *slurp_keep(const char *name)
+{
+  static char *text;
+
+  free(text);
+  text = slurp(name);
+  return text;
+}
+
+/* Whether dir/name holds needle; shows the file when not. */
+static int file_has(const char *name, const char *needle)
+{
+  char *text = slurp(name);
+  int found = strstr(text, needle) != NULL;
+
+  if (!found)
+    tap_diag("%s: %s", name, text);
+  free(text);
+  return found;
+}
+
+static const char *write_file(const char *name, const char *text)
+{
+  static char path[700];
+  FILE *f;
+
+  snprintf(path, sizeof(path), "%s/%s", dir, name);
+  f = fopen(path, "w");
+  if (f) {
+    fputs(text, f);
+    fclose(f);
+  }
+  return path;
+}
+
+/* A matrix of fixture runtimes "a" and "b" and a small quick workload. */
+static const char *fixture_matrix(void)
+{
+  char m[2048];
+
+  snprintf(m, sizeof(m),
+           "runtimes:\n"
+           "  a:\n    client: [%s, client, ok]\n    server: [%s, server, ok]\n"
+           "  b:\n    client: [%s, client, ok]\n    server: [%s, server, ok]\n"
+           "workloads:\n"
+           "  quick: {warmup: 10, round_trips: 200, payload_bytes: 16, "
+           "max_in_flight: 4, samples: 1}\n",
+           fixture, fixture, fixture, fixture);
+  return write_file("ab.yaml", m);
+}
+
+static void test_closed_pipe(void)
+{
+  char out[700];
+  json_object *doc;
+  int rc;
+
+  snprintf(out, sizeof(out), "%s/pipe.json", dir);
+  /* head exits after the first progress line; every later line, and the
+   * summary, go to a closed pipe. */
+  rc = sh(
+      "cd %s && { %s quick --matrix %s --lanes a-a,a-b,b-a,b-b --no-packages "
+      "--progress --samples 2 --out %s 2>&1; echo \"exit $?\" >%s/pipe.rc; "
+      "} | head -1 >/dev/null",
+      dir, crossrun, fixture_matrix(), out, dir);
+  doc = json_object_from_file(out);
+  TAP_OK(rc == 0 && file_has("pipe.rc", "exit 0"),
+         "a closed output pipe does not kill the run");
+  TAP_OK(doc && json_object_get_boolean(json_at(doc, "complete")) &&
+             json_object_object_length(json_at(doc, "lanes")) == 4 &&
+             json_object_get_int(json_at(doc, "cleanliness.pairs_started")) ==
+                 8,
+         "its evidence is complete: every lane, every sample");
+  if (doc)
+    json_object_put(doc);
+}
+
+static int file_empty(const char *name)
+{
+  char *text = slurp(name);
+  int empty = text[0] == '\0';
+
+  if (!empty)
+    tap_diag("%s: %s", name, text);
+  free(text);
+  return empty;
+}
+
+/* crossrun quick on the fixture matrix with --out out; its stdout and
+ * stderr in dir/name.out and dir/name.err. */
+static int quick_out(const char *name, const char *out)
+{
+  return sh("cd %s && %s quick --matrix %s --no-packages --out %s >%s/%s.out "
+            "2>%s/%s.err",
+            dir, crossrun, fixture_matrix(), out, dir, name, dir, name);
+}
+
+static void test_unwritable_out(void)
+{
+  char out[700];
+  int rc;
+
+  /* A read-only folder stops only those who are not root. */
+  if (geteuid() != 0) {
+    sh("mkdir -p %s/ro && chmod 555 %s/ro", dir, dir);
+    snprintf(out, sizeof(out), "%s/ro/x.json", dir);
+    rc = quick_out("ro", out);
+    TAP_OK(rc == 2 && file_has("ro.err", "cannot write the evidence") &&
+               file_has("ro.err", "Permission denied"),
+           "an --out in a read-only folder exits 2 (exit %d)", rc);
+    TAP_OK(file_empty("ro.out"), "before any sample ran");
+    sh("chmod 755 %s/ro", dir);
+  }
+  sh("mkdir -p %s/isdir.json", dir);
+  snprintf(out, sizeof(out), "%s/isdir.json", dir);
+  rc = quick_out("isdir", out);
+  TAP_OK(rc == 2 && file_has("isdir.err", "is a folder") &&
+             file_empty("isdir.out"),
+         "an --out that is a folder exits 2 before any sample (exit %d)", rc);
+  snprintf(out, sizeof(out), "%s/no/such/x.json", dir);
+  rc = quick_out("nodir", out);
+  TAP_OK(rc == 2 && file_has("nodir.err", "No such file or directory") &&
+             file_empty("nodir.out"),
+         "an --out in a missing folder exits 2, one line (exit %d)", rc);
+}
+
+static void test_help_texts(void)
+{
+  int rc;
+
+  rc = sh("%s record --help >%s/rh.out 2>&1", crossrun, dir);
+  TAP_OK(rc == 0 && file_has("rh.out", "--output-directory") &&
+             !strstr(slurp_keep("rh.out"), "--out "),
+         "record --help lists no --out (its files are named by "
+         "--output-directory)");
+  rc = sh("%s record --output-directory x --out y.json >%s/ro2.out 2>&1",
+          crossrun, dir);
+  TAP_OK(rc == 2 && file_has("ro2.out", "'--out'"),
+         "record refuses --out rather than ignoring it (exit %d)", rc);
+  rc = sh("%s merge --help >%s/mh.out 2>&1", crossrun, dir);
+  TAP_OK(rc == 0 && file_has("mh.out", "pinned: true") &&
+             !strstr(slurp_keep("mh.out"), "no pin field"),
+         "merge --help says the matrix's pinned: true is honoured");
+}
+
+int main(void)
+{
+  const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+  char cwd[900], root[1024];
+
+  /* The runs below must meet SIGPIPE as a user's shell would. */
+  signal(SIGPIPE, SIG_DFL);
+  if (getcwd(cwd, sizeof(cwd)) == NULL || tap_mkdtemp(dir, sizeof dir) == NULL)
+    return 1;
+  snprintf(root, sizeof(root), "%s",
+           getenv("CROSSRUN_ROOT") ? getenv("CROSSRUN_ROOT") : cwd);
+  snprintf(crossrun, sizeof(crossrun), "%s/%s/crossrun", root, build);
+  snprintf(fixture, sizeof(fixture), "%s/%s/tests/fixture", root, build);
+  test_closed_pipe();
+  test_unwritable_out();
+  test_help_texts();
+  if (getenv("KEEP_TEST_DIR") == NULL)
+    sh("chmod -R u+w %s; rm -rf %s", dir, dir);
+  else
+    tap_diag("kept %s", dir);
+  return tap_done();
+}
