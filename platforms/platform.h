@@ -109,7 +109,8 @@ int platform_port_free(const char *host, int port, char *err, size_t errlen);
 /* Finds a program the way platform_spawn does: a name without a path
  * separator on PATH (Windows: with ".exe" added), a relative path from
  * cwd (NULL: the coordinator's folder). Returns 1 and the full path in out
- * when it exists and can be run, 0 when not. */
+ * when it exists and can be run, -1 when a file of that name exists but
+ * cannot be run (POSIX: no execute permission), 0 when there is none. */
 int platform_find_program(const char *name, const char *cwd, char *out,
                           size_t outlen);
 

@@ -160,13 +160,14 @@ int platform_find_program(const char *name, const char *cwd, char *out,
                           size_t outlen)
 {
   const char *path, *p;
+  int found_file = 0;
 
   if (strchr(name, '/') != NULL) {
     if (name[0] == '/' || cwd == NULL)
       snprintf(out, outlen, "%s", name);
     else
       snprintf(out, outlen, "%s/%s", cwd, name);
-    return access(out, X_OK) == 0;
+    return access(out, X_OK) == 0 ? 1 : access(out, F_OK) == 0 ? -1 : 0;
   }
   path = getenv("PATH");
   if (path == NULL || *path == '\0')
@@ -180,11 +181,12 @@ int platform_find_program(const char *name, const char *cwd, char *out,
       snprintf(out, outlen, "%.*s/%s", (int)len, p, name);
     if (access(out, X_OK) == 0)
       return 1;
+    found_file |= access(out, F_OK) == 0;
     p += len;
     if (*p == ':')
       p++;
   }
-  return 0;
+  return found_file ? -1 : 0;
 }
 
 int posix_reap(long pid, struct platform_exit *ex, struct rusage *ru, char *err,

@@ -143,13 +143,18 @@ static int table_lanes(enum cli_command cmd, struct cli_options *o,
                    "do not pack and measure the runtimes' packages"),
       FIGURE("samples", samples, 1, 1000, CLI_SET_SAMPLES,
              "samples per lane (1 to 1000)"),
+      OPTIONS_FLAG("allow-unavailable", 0, &o->allow_unavailable,
+                   "in CI (CI set), accept lanes whose runtime is "
+                   "unavailable; without it only runtimes marked optional: "
+                   "true may be"),
       {OPTIONS_FIELDS(OPTIONS_KIND_STRING, "out", 0, &o->out, "FILE",
                       "evidence file to write (rewritten after every "
                       "sample)"),
        .flags = OPTIONS_NONEMPTY, .missing = "a file", .shown = o->out},
   };
-  /* A record's files are named by --output-directory: it has no --out. */
-  int n = (int)(sizeof(e) / sizeof(e[0])) - (cmd == CLI_RECORD);
+  /* A record's files are named by --output-directory, and every lane of
+   * it must run: the last two are not its options. */
+  int n = (int)(sizeof(e) / sizeof(e[0])) - (cmd == CLI_RECORD ? 2 : 0);
 
   memcpy(t, e, (size_t)n * sizeof(e[0]));
   return n;

@@ -41,8 +41,9 @@ struct cli_options {
   struct model_limits limits;
   const char *host;
   int allow_non_loopback;
-  int progress;    /* -1: when stderr is a terminal */
-  int shard_index; /* --shard K/N: 1-based K, 0 when not sharded */
+  int allow_unavailable; /* in CI, lanes may be unavailable */
+  int progress;          /* -1: when stderr is a terminal */
+  int shard_index;       /* --shard K/N: 1-based K, 0 when not sharded */
   int shard_count;
   /* record */
   const char *output_directory;

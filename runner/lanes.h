@@ -37,8 +37,9 @@ struct runtime {
   struct lanes_argv build;   /* may be absent */
   struct lanes_argv version; /* may be absent */
   struct runtime_package package;
-  int hidden; /* only run when named explicitly (the baseline) */
-  int pinned; /* its toolchain must be the same version on every OS */
+  int hidden;   /* only run when named explicitly (the baseline) */
+  int pinned;   /* its toolchain must be the same version on every OS */
+  int optional; /* quick and run in CI may find it unavailable */
   char dir[LANES_PATH_MAX];         /* the declaring matrix file's folder */
   char source[LANES_PATH_MAX + 32]; /* "FILE:LINE" where it was declared */
   /* Filled when the runtime is prepared for a run. */

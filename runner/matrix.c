@@ -279,11 +279,12 @@ static int valid_name(const char *name)
 static int load_runtime(struct loader *ld, const yaml_node_t *k,
                         const yaml_node_t *v, struct runtime *r)
 {
-  static const char *const keys[] = {"client",  "server", "build",  "version",
-                                     "package", "hidden", "pinned", NULL};
+  static const char *const keys[] = {"client",  "server",   "build",
+                                     "version", "package",  "hidden",
+                                     "pinned",  "optional", NULL};
   const char *name = scalar(k);
   char where[64];
-  int have[7] = {0, 0, 0, 0, 0, 0, 0};
+  int have[8] = {0, 0, 0, 0, 0, 0, 0, 0};
 
   if (name == NULL || !valid_name(name))
     return fail_at(ld, k,
@@ -325,8 +326,11 @@ static int load_runtime(struct loader *ld, const yaml_node_t *k,
     case 5:
       rc = load_bool(ld, pv, &r->hidden, "'hidden'");
       break;
-    default:
+    case 6:
       rc = load_bool(ld, pv, &r->pinned, "'pinned'");
+      break;
+    default:
+      rc = load_bool(ld, pv, &r->optional, "'optional'");
     }
     if (rc != 0)
       return -1;

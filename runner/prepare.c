@@ -28,15 +28,18 @@ static int find_bare(struct runtime *r, const struct lanes_argv *a,
                      const char *what)
 {
   char path[LANES_PATH_MAX];
+  int found;
 
   if (a->argv[0] == NULL || strchr(a->argv[0], '/') != NULL)
     return 1;
-  if (platform_find_program(a->argv[0], r->dir, path, sizeof(path)))
+  found = platform_find_program(a->argv[0], r->dir, path, sizeof(path));
+  if (found == 1)
     return 1;
   r->available = 0;
   snprintf(r->why_unavailable, sizeof(r->why_unavailable),
-           "'%s' (its %s program) is not installed or not on PATH", a->argv[0],
-           what);
+           found < 0 ? "'%s' (its %s program) is on PATH but not executable"
+                     : "'%s' (its %s program) is not installed or not on PATH",
+           a->argv[0], what);
   return 0;
 }
 
@@ -106,7 +109,16 @@ static void check_built(struct runtime *r, const struct lanes_argv *a,
 
   if (r->broken || a->argv[0] == NULL || strchr(a->argv[0], '/') == NULL)
     return;
-  if (!platform_find_program(a->argv[0], r->dir, path, sizeof(path))) {
+  switch (platform_find_program(a->argv[0], r->dir, path, sizeof(path))) {
+  case 1:
+    break;
+  case -1:
+    r->broken = 1;
+    snprintf(r->why_unavailable, sizeof(r->why_unavailable),
+             "its %s program '%s' is not executable%s", what, a->argv[0],
+             r->build.argv[0] ? " after its build" : "");
+    break;
+  default:
     r->broken = 1;
     snprintf(r->why_unavailable, sizeof(r->why_unavailable),
              "its %s program '%s' does not exist%s", what, a->argv[0],

@@ -48,6 +48,14 @@ static void env_copy(char *out, size_t len, const char *name)
   snprintf(out, len, "%s", v ? v : "");
 }
 
+int record_in_ci(void)
+{
+  const char *ci = getenv("CI");
+
+  return ci != NULL && *ci != '\0' && strcmp(ci, "false") != 0 &&
+         strcmp(ci, "0") != 0;
+}
+
 void record_provenance(const char *root, struct evidence_provenance *p)
 {
   static const char *const head[] = {"rev-parse", "HEAD", NULL};
@@ -55,7 +63,6 @@ void record_provenance(const char *root, struct evidence_provenance *p)
                                        NULL};
   static const char *const status[] = {"status", "--porcelain",
                                        "--untracked-files=normal", NULL};
-  const char *ci = getenv("CI");
   char line[256];
   uint64_t changes = 0;
 
@@ -70,8 +77,7 @@ void record_provenance(const char *root, struct evidence_provenance *p)
     env_copy(p->branch, sizeof(p->branch), "GITHUB_REF_NAME");
   if (git_line(root, status, line, sizeof(line), &changes) == 0)
     p->clean = changes == 0;
-  p->in_ci = ci != NULL && *ci != '\0' && strcmp(ci, "false") != 0 &&
-             strcmp(ci, "0") != 0;
+  p->in_ci = record_in_ci();
   if (getenv("GITHUB_ACTIONS") &&
       strcmp(getenv("GITHUB_ACTIONS"), "true") == 0) {
     snprintf(p->ci_provider, sizeof(p->ci_provider), "github_actions");

@@ -12,6 +12,10 @@
 #include "runner/expect.h"
 #include "runner/lanes.h"
 
+/* Whether the CI variable says this runs in CI (set, not "", "false" or
+ * "0"; GitHub Actions sets CI=true). */
+int record_in_ci(void);
+
 /* Reads the commit, the branch, whether the work tree is clean (git, in
  * root), and the CI variables. Never fails: what cannot be read stays
  * empty or -1. */

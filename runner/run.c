@@ -420,6 +420,40 @@ static int run_rounds(struct run_state *st)
   return rc;
 }
 
+/* Whether the lanes that could not run leave the run without evidence:
+ * none ran at all, or in CI one is unavailable though neither its
+ * runtimes (optional: true) nor --allow-unavailable allow it. A CI job
+ * that skipped a toolchain must not pass as if it had tested it. Each
+ * reason on its own line; returns 1 when the run fails for them. */
+static int unavailable_fails(const struct run_state *st)
+{
+  int ran = 0, fails = 0, ci = record_in_ci() && !st->o->allow_unavailable;
+
+  for (int i = 0; i < st->n; i++) {
+    const struct evidence_lane *el = &st->lanes[i];
+    const struct lane *ln = &st->sel[i];
+
+    ran += el->nsamples > 0;
+    if (!ci || el->unavailable_reason == NULL || el->error_reason != NULL)
+      continue;
+    if ((!ln->client->available && !ln->client->optional) ||
+        (!ln->server->available && !ln->server->optional)) {
+      fails = 1;
+      fprintf(st->errf,
+              "crossrun: lane %s is unavailable in CI: %s (mark its "
+              "runtime optional: true in the matrix, or pass "
+              "--allow-unavailable)\n",
+              el->name, el->unavailable_reason);
+    }
+  }
+  if (ran == 0) {
+    fprintf(st->errf, "crossrun: no lane ran: every selected lane is "
+                      "unavailable or broken; this run tested nothing\n");
+    return 1;
+  }
+  return fails;
+}
+
 /* The last evidence, the summary and the exit status; rc is the status so
  * far. */
 static int run_finish(struct run_state *st, int rc)
@@ -442,6 +476,8 @@ static int run_finish(struct run_state *st, int rc)
     if (stop_signal)
       rc = RUN_EXIT_INTERRUPTED;
     else if (!summary_all_passed(run))
+      rc = RUN_EXIT_FAILED;
+    else if (unavailable_fails(st))
       rc = RUN_EXIT_FAILED;
   }
   fprintf(st->out, "evidence: %s%s\n", st->out_path,

@@ -199,6 +199,97 @@ static void test_help_texts(void)
          "merge --help says the matrix's pinned: true is honoured");
 }
 
+static void test_not_executable(void)
+{
+  char m[2048], out[700];
+  json_object *doc;
+  int rc;
+
+  sh("mkdir -p %s/bin && printf '#!/bin/sh\\n' >%s/bin/crossrun-noexec && "
+     "chmod 644 %s/bin/crossrun-noexec && cp %s/bin/crossrun-noexec "
+     "%s/peer.sh",
+     dir, dir, dir, dir, dir);
+  snprintf(m, sizeof(m),
+           "runtimes:\n"
+           "  onpath:\n    client: [crossrun-noexec, client]\n"
+           "    server: [crossrun-noexec, server]\n"
+           "  local:\n    client: [./peer.sh, client]\n"
+           "    server: [./peer.sh, server]\n");
+  write_file("noexec.yaml", m);
+  snprintf(out, sizeof(out), "%s/noexec.json", dir);
+  rc = sh("cd %s && PATH=%s/bin:$PATH %s quick --matrix noexec.yaml --lanes "
+          "onpath-onpath,local-local --no-packages --out %s >%s/noexec.out "
+          "2>&1",
+          dir, dir, crossrun, out, dir);
+  doc = json_object_from_file(out);
+  TAP_OK(rc != 0 && doc &&
+             strstr(json_str_at(doc, "runtimes.onpath.reason"),
+                    "'crossrun-noexec' (its client program) is on PATH but "
+                    "not executable"),
+         "a program on PATH without execute permission is 'not executable', "
+         "not missing: %s",
+         doc ? json_str_at(doc, "runtimes.onpath.reason") : "no evidence");
+  TAP_OK(doc && strstr(json_str_at(doc, "runtimes.local.reason"),
+                       "its client program './peer.sh' is not executable"),
+         "so is a program named by its path: %s",
+         doc ? json_str_at(doc, "runtimes.local.reason") : "no evidence");
+  if (doc)
+    json_object_put(doc);
+}
+
+/* quick on lanes of the fixture runtime "a" and a missing "ghost"
+ * (optional: true when asked), with env before it; stderr in
+ * dir/name.err. */
+static int quick_ghost(const char *name, const char *env, int optional,
+                       const char *lanes, const char *flags)
+{
+  char m[2048], file[64];
+
+  snprintf(m, sizeof(m),
+           "runtimes:\n"
+           "  a:\n    client: [%s, client, ok]\n    server: [%s, server, ok]\n"
+           "  ghost:\n    client: [crossrun-no-such-program, client]\n"
+           "    server: [crossrun-no-such-program, server]\n%s"
+           "workloads:\n"
+           "  quick: {warmup: 10, round_trips: 200, payload_bytes: 16, "
+           "max_in_flight: 4, samples: 1}\n",
+           fixture, fixture, optional ? "    optional: true\n" : "");
+  snprintf(file, sizeof(file), "%s.yaml", name);
+  write_file(file, m);
+  return sh("cd %s && env -u CI %s %s quick --matrix %s --lanes %s "
+            "--no-packages --out %s.json %s >%s.out 2>%s.err",
+            dir, env, crossrun, file, lanes, name, flags, name, name);
+}
+
+static void test_unavailable(void)
+{
+  int rc;
+
+  rc = quick_ghost("none", "", 0, "ghost-ghost", "");
+  TAP_OK(rc == 1 && file_has("none.err", "no lane ran: every selected lane "
+                                         "is unavailable or broken"),
+         "a run where no lane ran exits 1 with a line saying so (exit %d)", rc);
+  rc = quick_ghost("none-ci", "CI=true", 1, "ghost-ghost",
+                   "--allow-unavailable");
+  TAP_OK(rc == 1 && file_has("none-ci.err", "no lane ran"),
+         "nothing allows a run that tested nothing (exit %d)", rc);
+  rc = quick_ghost("local", "", 0, "a-a,ghost-a", "");
+  TAP_OK(rc == 0,
+         "outside CI an unavailable lane beside one that ran "
+         "passes (exit %d)",
+         rc);
+  rc = quick_ghost("ci", "CI=true", 0, "a-a,ghost-a", "");
+  TAP_OK(rc == 1 && file_has("ci.err", "lane ghost-a is unavailable in CI: "
+                                       "'crossrun-no-such-program'"),
+         "in CI an unavailable lane fails the run, with its reason (exit %d)",
+         rc);
+  rc = quick_ghost("ci-flag", "CI=true", 0, "a-a,ghost-a",
+                   "--allow-unavailable");
+  TAP_OK(rc == 0, "--allow-unavailable accepts it (exit %d)", rc);
+  rc = quick_ghost("ci-optional", "CI=true", 1, "a-a,ghost-a", "");
+  TAP_OK(rc == 0, "so does optional: true on the runtime (exit %d)", rc);
+}
+
 int main(void)
 {
   const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
@@ -215,6 +306,8 @@ int main(void)
   test_closed_pipe();
   test_unwritable_out();
   test_help_texts();
+  test_not_executable();
+  test_unavailable();
   if (getenv("KEEP_TEST_DIR") == NULL)
     sh("chmod -R u+w %s; rm -rf %s", dir, dir);
   else
