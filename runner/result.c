@@ -94,7 +94,8 @@ out:
 }
 
 int result_check(const struct model_client_result *r,
-                 const struct proto_workload *w, char *err, size_t errlen)
+                 const struct proto_workload *w, uint64_t lifetime_ns,
+                 char *err, size_t errlen)
 {
   struct proto_totals t;
   proto_totals_expected(w, &t);
@@ -125,6 +126,25 @@ int result_check(const struct model_client_result *r,
     snprintf(err, errlen,
              "result 'elapsed_ns' is %" PRId64 ", expected a positive time",
              r->elapsed_ns);
+    return -1;
+  }
+  /* Divided rather than multiplied: round_trips x the floor can overflow,
+   * and for integers e / f >= n is exactly e >= n x f. */
+  if ((uint64_t)r->elapsed_ns / RESULT_MIN_NS_PER_ROUND_TRIP <
+      (uint64_t)r->round_trips) {
+    snprintf(err, errlen,
+             "result 'elapsed_ns' is %" PRId64
+             ", below the plausibility floor of %" PRId64
+             " round trips x %d ns",
+             r->elapsed_ns, r->round_trips, RESULT_MIN_NS_PER_ROUND_TRIP);
+    return -1;
+  }
+  if ((uint64_t)r->elapsed_ns > lifetime_ns) {
+    snprintf(err, errlen,
+             "result 'elapsed_ns' is %" PRId64
+             ", more than the client's lifetime of %" PRIu64
+             " ns as the runner measured it",
+             r->elapsed_ns, lifetime_ns);
     return -1;
   }
   return 0;

@@ -11,6 +11,12 @@
 
 #define RESULT_LINE_MAX 65536
 
+/* The least time a measured round trip can take, as a plausibility floor
+ * for elapsed_ns (round_trips x this), not a measurement: a real round
+ * trip over a socket takes microseconds; even with many requests in flight
+ * none comes near 10 ns. A client claiming less did not measure. */
+#define RESULT_MIN_NS_PER_ROUND_TRIP 10
+
 /* Parses one line of JSON (len bytes, no NUL needed). Every field of
  * struct model_client_result but runtime is required and must be a
  * non-negative integer. Returns 0, or -1 with the problem in err. */
@@ -18,9 +24,13 @@ int result_parse(const char *line, size_t len, struct model_client_result *r,
                  char *err, size_t errlen);
 
 /* Compares a parsed result with the workload: counts, wire bytes, and an
- * elapsed time above zero. Returns 0, or -1 naming the first field that
- * differs, with both values, in err. */
+ * elapsed time above zero, at least round_trips x
+ * RESULT_MIN_NS_PER_ROUND_TRIP and at most lifetime_ns (the client's own
+ * lifetime as the runner measured it, which holds its timer). Returns 0,
+ * or -1 naming the first field that differs, with both values or the
+ * bound, in err. */
 int result_check(const struct model_client_result *r,
-                 const struct proto_workload *w, char *err, size_t errlen);
+                 const struct proto_workload *w, uint64_t lifetime_ns,
+                 char *err, size_t errlen);
 
 #endif

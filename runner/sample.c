@@ -171,6 +171,9 @@ static int start_peer(struct sample_exec *x, struct peer *p,
   int rc;
 
   record_argv(p->rep, argv);
+  /* Taken before the spawn, so that wall_ns bounds everything the peer
+   * can have timed: the client's elapsed_ns is checked against it. */
+  p->started_ns = uv_hrtime();
   rc = platform_spawn(&opts, &p->proc, err, sizeof(err));
   if (rc != 0) {
     x->spawn_failed = 1;
@@ -178,7 +181,6 @@ static int start_peer(struct sample_exec *x, struct peer *p,
     return rc;
   }
   p->running = 1;
-  p->started_ns = uv_hrtime();
   p->rep->started = 1;
   p->rep->pid = p->proc.pid;
   p->rep->spawner_peak_rss_bytes = p->proc.spawner_peak_rss_bytes;

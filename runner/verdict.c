@@ -106,8 +106,8 @@ static void check_result(const struct verdict_input *in,
 
   ck->ran = exited_with(&res->client, 0);
   if (ck->ran && res->have_result)
-    ck->passed = result_check(&res->result, in->workload, ck->reason,
-                              sizeof(ck->reason)) == 0;
+    ck->passed = result_check(&res->result, in->workload, res->client.wall_ns,
+                              ck->reason, sizeof(ck->reason)) == 0;
   if (ck->passed)
     snprintf(ck->reason, sizeof(ck->reason),
              "counts and wire bytes match the workload");

@@ -66,6 +66,13 @@ static const struct mode {
      "a correct session, then `not json` as the result line, exit 0"},
     {"no-result", FIXTURE_CLIENT, FAULT_NO_RESULT,
      "a correct session, then no result line, exit 0"},
+    {"elapsed-1", FIXTURE_CLIENT, FAULT_ELAPSED_1,
+     "a correct session, but the result says elapsed_ns 1"},
+    {"elapsed-0", FIXTURE_CLIENT, FAULT_ELAPSED_0,
+     "a correct session, but the result says elapsed_ns 0"},
+    {"elapsed-long", FIXTURE_CLIENT, FAULT_ELAPSED_LONG,
+     "a correct session, but the result says elapsed_ns of an hour, more "
+     "than the client lived"},
     {"wrong-sequence", FIXTURE_SERVER | FIXTURE_CLIENT, FAULT_WRONG_SEQUENCE,
      "the 3rd request/response carries sequence 4 (request: gen(4, P))"},
     {"wrong-payload", FIXTURE_SERVER | FIXTURE_CLIENT, FAULT_WRONG_PAYLOAD,

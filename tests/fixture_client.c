@@ -298,6 +298,17 @@ int fixture_run_client(struct fixture_args *a)
   case FAULT_BAD_JSON:
     printf("not json\n");
     return 0;
+  case FAULT_ELAPSED_1:
+    c.start_ns = 0;
+    c.end_ns = 1;
+    break;
+  case FAULT_ELAPSED_0:
+    c.start_ns = c.end_ns = 0;
+    break;
+  case FAULT_ELAPSED_LONG:
+    c.start_ns = 0;
+    c.end_ns = 3600 * 1000000000ull;
+    break;
   default:
     break;
   }

@@ -163,11 +163,11 @@ static void test_result(void)
       (unsigned long long)t.frames_sent, (unsigned long long)t.frames_received,
       (unsigned long long)t.bytes_sent, (unsigned long long)t.bytes_received);
   TAP_OK(result_parse(line, strlen(line), &r, err, sizeof(err)) == 0 &&
-             result_check(&r, &w, err, sizeof(err)) == 0 &&
+             result_check(&r, &w, 1000000000, err, sizeof(err)) == 0 &&
              strcmp(r.runtime, "c") == 0,
          "a right result parses and checks");
   w.round_trips = 101;
-  TAP_OK(result_check(&r, &w, err, sizeof(err)) == -1 &&
+  TAP_OK(result_check(&r, &w, 1000000000, err, sizeof(err)) == -1 &&
              strstr(err, "'round_trips' is 100, expected 101"),
          "a wrong count is named: %s", err);
   static const struct {

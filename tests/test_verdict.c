@@ -43,6 +43,7 @@ static void sample_good(struct model_sample *res, struct verdict_input *in)
   res->ready_ns = 7 * 1000000ull;
   peer_exited(&res->server, 0, NULL);
   peer_exited(&res->client, 0, NULL);
+  res->client.wall_ns = 50 * 1000000ull;
   proto_totals_expected(&workload, &t);
   res->have_result = 1;
   res->result.round_trips = (int64_t)workload.round_trips;
@@ -389,6 +390,39 @@ static void test_result_and_cleanup(void)
   expect("no result line", &res, &in, MODEL_FAILED, "result",
          "result_mismatch");
   sample_done(&res);
+
+  /* elapsed_ns lies within the client's lifetime and above the floor of
+   * RESULT_MIN_NS_PER_ROUND_TRIP per round trip (100 x 10 ns here). */
+  {
+    static const struct {
+      int64_t elapsed_ns;
+      const char *message; /* NULL: passes */
+    } times[] = {
+        {0, "'elapsed_ns' is 0, expected a positive time"},
+        {1, "'elapsed_ns' is 1, below the plausibility floor of 100 round "
+            "trips x 10 ns"},
+        {999, "below the plausibility floor"},
+        {1000, NULL},
+        {50 * 1000000, NULL},
+        {50 * 1000000 + 1, "'elapsed_ns' is 50000001, more than the client's "
+                           "lifetime of 50000000 ns"},
+    };
+    for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+      char label[64];
+      snprintf(label, sizeof(label), "elapsed_ns %lld",
+               (long long)times[i].elapsed_ns);
+      sample_good(&res, &in);
+      res.result.elapsed_ns = times[i].elapsed_ns;
+      if (times[i].message == NULL) {
+        expect(label, &res, &in, MODEL_PASSED, NULL, NULL);
+      } else {
+        expect(label, &res, &in, MODEL_FAILED, "result", "result_mismatch");
+        TAP_HAS_STR(res.message, times[i].message, "%s: field and bound named",
+                    label);
+      }
+      sample_done(&res);
+    }
+  }
 
   sample_good(&res, &in);
   cleanup_failed(&res, MODEL_CHECK_NO_ORPHANS, "pid 99 left running");

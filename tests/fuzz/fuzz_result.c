@@ -4,13 +4,17 @@
  * Properties: a result that parses has every count non-negative; checked
  * against the workload it itself reports (when that is one the protocol
  * allows), it passes exactly when its totals are those the workload
- * implies and its time is positive; every message ends within its
- * buffer. */
+ * implies and its time is positive, at least the floor per round trip
+ * and at most the lifetime; every message ends within its buffer. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "runner/result.h"
 #include "tests/fuzz/fuzz.h"
+
+/* A client lifetime that any elapsed_ns of a few digits stays within and
+ * a longer one passes. */
+#define FUZZ_RESULT_LIFETIME_NS 1000000000000ull
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -55,9 +59,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ok = (uint64_t)r.frames_sent == t.frames_sent &&
          (uint64_t)r.frames_received == t.frames_received &&
          (uint64_t)r.bytes_sent == t.bytes_sent &&
-         (uint64_t)r.bytes_received == t.bytes_received && r.elapsed_ns > 0;
+         (uint64_t)r.bytes_received == t.bytes_received && r.elapsed_ns > 0 &&
+         (uint64_t)r.elapsed_ns / RESULT_MIN_NS_PER_ROUND_TRIP >=
+             (uint64_t)r.round_trips &&
+         (uint64_t)r.elapsed_ns <= FUZZ_RESULT_LIFETIME_NS;
     memset(err, 'x', sizeof(err));
-    FUZZ_CHECK((result_check(&r, &w, err, sizeof(err)) == 0) == ok,
+    FUZZ_CHECK((result_check(&r, &w, FUZZ_RESULT_LIFETIME_NS, err,
+                             sizeof(err)) == 0) == ok,
                "result_check disagrees with the workload's totals");
     FUZZ_CHECK(ok || memchr(err, '\0', sizeof(err)) != NULL,
                "the check's message is not ended");

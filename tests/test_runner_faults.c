@@ -1,0 +1,162 @@
+/* The sample executor against peers that break the contract in ways whose
+ * verdict used to depend on luck or on trust: a client timer that cannot
+ * be true, bytes on the server's stdout after READY, the fault that came
+ * first in time, and a server that closes its connection first. Each case
+ * runs a misbehaving fixture peer (tests/fixture.c) against the C lane and
+ * asserts the status, the stage, the reason, the failed check and that
+ * nothing is left behind. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "platforms/platform.h"
+#include "runner/sample.h"
+#include "tests/tap.h"
+
+static char fixture[1024], c_server[1024], c_client[1024];
+
+struct peer_cmd {
+  const char *argv[4];
+};
+
+static struct peer_cmd fixture_peer(const char *role, const char *mode)
+{
+  struct peer_cmd p = {{fixture, role, mode, NULL}};
+  return p;
+}
+
+static struct peer_cmd c_peer(int server)
+{
+  struct peer_cmd p = {{server ? c_server : c_client, NULL, NULL, NULL}};
+  return p;
+}
+
+static struct model_limits test_limits(void)
+{
+  struct model_limits l = MODEL_LIMITS_DEFAULT;
+  l.ready_timeout_ms = (uint64_t)(tap_timeout_s(3) * 1000);
+  l.client_timeout_ms = (uint64_t)(tap_timeout_s(2) * 1000);
+  l.exit_timeout_ms = (uint64_t)(tap_timeout_s(2) * 1000);
+  l.kill_grace_ms = 500;
+  return l;
+}
+
+static const struct proto_workload small = {10, 200, 64, 8};
+
+static int run_sample(struct model_sample *r, struct peer_cmd server,
+                      struct peer_cmd client)
+{
+  char err[256];
+  struct sample_spec spec = {"test",      server.argv, client.argv,
+                             "127.0.0.1", small,       test_limits(),
+                             NULL,        NULL,        NULL};
+  int rc = sample_run(&spec, r, err, sizeof(err));
+  if (rc != 0)
+    tap_diag("sample_run: %s", err);
+  return rc;
+}
+
+/* Nothing of the sample may remain: its temporary directory, and any
+ * process of the peers' groups. */
+static void assert_nothing_left(const char *name, struct model_sample *r)
+{
+  struct stat st;
+  int alive = 0;
+
+  if (r->server.pid > 0 && kill(-(pid_t)r->server.pid, 0) == 0)
+    alive++;
+  if (r->client.pid > 0 && kill(-(pid_t)r->client.pid, 0) == 0)
+    alive++;
+  TAP_OK(alive == 0, "%s: no process of the sample is left", name);
+  TAP_OK(r->temp_dir[0] != '\0' && stat(r->temp_dir, &st) != 0 &&
+             errno == ENOENT,
+         "%s: the temporary directory is removed", name);
+}
+
+struct fault_case {
+  const char *name;
+  struct peer_cmd server;
+  struct peer_cmd client;
+  const char *stage;
+  const char *reason;
+  enum model_check failing;
+  const char *message_has; /* in the failure message */
+};
+
+/* Runs the case; the sample is left in *r (released by the caller) when
+ * it returns 1. */
+static int run_fault(const struct fault_case *fc, struct model_sample *r)
+{
+  if (run_sample(r, fc->server, fc->client) != 0) {
+    TAP_OK(0, "%s: the sample ran", fc->name);
+    return 0;
+  }
+  TAP_OK(r->status == MODEL_FAILED, "%s: failed (%s)", fc->name,
+         model_status_name(r->status));
+  TAP_EQ_STR(r->failure_stage, fc->stage, "%s: stage", fc->name);
+  TAP_EQ_STR(r->failure_reason, fc->reason, "%s: reason (%s)", fc->name,
+             r->message);
+  TAP_OK(r->checks[fc->failing].ran && !r->checks[fc->failing].passed,
+         "%s: check %s fails: %s", fc->name, model_check_name(fc->failing),
+         r->checks[fc->failing].reason);
+  if (fc->message_has)
+    TAP_HAS_STR(r->message, fc->message_has, "%s: the message", fc->name);
+  assert_nothing_left(fc->name, r);
+  return 1;
+}
+
+static void run_faults(const struct fault_case *cases, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    struct model_sample r;
+    if (run_fault(&cases[i], &r))
+      model_sample_release(&r);
+  }
+}
+
+/* A client's elapsed_ns lies within its own lifetime as the runner
+ * measured it, and above a floor per round trip. */
+static void test_elapsed_bounds(void)
+{
+  const struct fault_case cases[] = {
+      {"elapsed_ns 1", c_peer(1), fixture_peer("client", "elapsed-1"), "result",
+       "result_mismatch", MODEL_CHECK_CLIENT_RESULT,
+       "'elapsed_ns' is 1, below the plausibility floor of 200 round trips"},
+      {"elapsed_ns 0", c_peer(1), fixture_peer("client", "elapsed-0"), "result",
+       "result_mismatch", MODEL_CHECK_CLIENT_RESULT,
+       "'elapsed_ns' is 0, expected a positive time"},
+      {"elapsed_ns of an hour", c_peer(1),
+       fixture_peer("client", "elapsed-long"), "result", "result_mismatch",
+       MODEL_CHECK_CLIENT_RESULT,
+       "'elapsed_ns' is 3600000000000, more than the client's lifetime"},
+  };
+  struct model_sample r;
+
+  run_faults(cases, sizeof(cases) / sizeof(cases[0]));
+  if (run_sample(&r, c_peer(1), fixture_peer("client", "ok")) == 0) {
+    TAP_OK(r.status == MODEL_PASSED && r.have_result &&
+               r.result.elapsed_ns > 0 &&
+               (uint64_t)r.result.elapsed_ns <= r.client.wall_ns,
+           "a true timer passes, within the client's lifetime (%lld of %llu "
+           "ns: %s)",
+           (long long)r.result.elapsed_ns, (unsigned long long)r.client.wall_ns,
+           r.message);
+    model_sample_release(&r);
+  }
+}
+
+int main(void)
+{
+  const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+  char err[256] = "";
+
+  snprintf(fixture, sizeof(fixture), "%s/tests/fixture", build);
+  snprintf(c_server, sizeof(c_server), "%s/lanes/c/server", build);
+  snprintf(c_client, sizeof(c_client), "%s/lanes/c/client", build);
+  if (!TAP_OK(platform_init(err, sizeof(err)) == 0, "platform_init: %s", err))
+    return tap_done();
+  test_elapsed_bounds();
+  return tap_done();
+}
