@@ -394,6 +394,26 @@ static int read_entries(struct archive *a, struct package_source *src,
   return 0;
 }
 
+#define PACKAGE_FORMATS "tar, zip, 7z, cpio, ar, xar, cab, rar, iso9660"
+
+/* The archive formats packages come in. Not libarchive's "all": that takes
+ * in mtree, whose bidder reads plain text (a log, an error page saved
+ * under the artifact's name) as a listing of files and sizes, and the
+ * package would be measured from what the text claims. */
+static void support_package_formats(struct archive *a)
+{
+  archive_read_support_format_tar(a);
+  archive_read_support_format_zip(a);
+  archive_read_support_format_7zip(a);
+  archive_read_support_format_cpio(a);
+  archive_read_support_format_ar(a);
+  archive_read_support_format_xar(a);
+  archive_read_support_format_cab(a);
+  archive_read_support_format_rar(a);
+  archive_read_support_format_rar5(a);
+  archive_read_support_format_iso9660(a);
+}
+
 int package_measure(const char *artifact_path, struct model_package_info *out,
                     char *err, size_t errlen)
 {
@@ -450,13 +470,15 @@ int package_measure(const char *artifact_path, struct model_package_info *out,
   }
   if (rc == 0) {
     archive_read_support_filter_all(a);
-    archive_read_support_format_all(a);
+    support_package_formats(a);
     archive_read_set_read_callback(a, source_read);
     archive_read_set_skip_callback(a, source_skip);
     archive_read_set_seek_callback(a, source_seek);
     archive_read_set_callback_data(a, src);
     if (archive_read_open1(a) < ARCHIVE_WARN)
-      rc = fail(UV_EINVAL, err, errlen, path, "%s", archive_message(a));
+      rc = fail(UV_EINVAL, err, errlen, path,
+                "not an archive of a package format (" PACKAGE_FORMATS "): %s",
+                archive_message(a));
   }
   if (rc == 0)
     rc = read_entries(a, src, &info, path, err, errlen);

@@ -31,7 +31,9 @@
  * line "<artifact_path>: <problem>" into err:
  *   - the error opening, reading or hashing the file; UV_EINVAL when it is
  *     not a regular file, is empty, or libarchive cannot read it (corrupt,
- *     truncated, not an archive: libarchive's message is quoted);
+ *     truncated, not an archive of a package format: libarchive's message
+ *     is quoted; text that libarchive would read as an mtree listing is
+ *     not an archive);
  *   - UV_ENAMETOOLONG when an entry's path is longer than PACKAGE_MAX_PATH
  *     bytes, UV_EINVAL when an entry has no path;
  *   - UV_EFBIG when the archive has more than PACKAGE_MAX_ENTRIES entries,

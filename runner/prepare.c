@@ -272,6 +272,12 @@ static void pack_runtime(struct runtime *r, struct model_package *out)
              again.sha256);
     out->reproducible = strcmp(again.sha256, out->package.sha256) == 0;
     model_package_info_release(&again);
+  } else {
+    /* A package command that fails the second time is as failed as one
+     * that fails the first: no figure, the reason instead. */
+    model_package_info_release(&out->package);
+    out->measured = 0;
+    snprintf(out->error, sizeof(out->error), "packing it again: %s", err);
   }
 done:
   tempdir_remove(&first, rm, sizeof(rm));

@@ -205,6 +205,22 @@ int record_setup(const struct cli_options *o, struct lanes *l,
   return RUN_EXIT_OK;
 }
 
+int record_packages_failed(const struct evidence_run *run, FILE *errf)
+{
+  int failed = 0;
+
+  for (int i = 0; i < run->npackages; i++) {
+    const struct model_package *p = &run->packages[i];
+    if (p->measured)
+      continue;
+    failed++;
+    fprintf(errf,
+            "crossrun: the package of runtime '%s' was not measured: %s\n",
+            p->runtime, p->error[0] ? p->error : "no reason recorded");
+  }
+  return failed;
+}
+
 static int lane_failed(const struct evidence_lane *lane)
 {
   if (lane->error_reason != NULL || lane->unavailable_reason != NULL)
@@ -262,6 +278,7 @@ int record_finish(const struct cli_options *o, struct evidence_run *run,
               lane->name);
     }
   }
+  problems += record_packages_failed(run, errf);
   evidence_cleanliness(run, &c);
   if (c.processes_left || c.sockets_left || c.forced_terminations ||
       c.temp_entries_left) {

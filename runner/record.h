@@ -45,6 +45,11 @@ int record_setup(const struct cli_options *o, struct lanes *l,
                  struct evidence_provenance **prov, struct expect **expect,
                  FILE *errf);
 
+/* Prints one line on errf for each package of run that could not be
+ * measured (its command failed, or its artifact is not an archive) and
+ * returns how many: each fails the run, quick, full or record. */
+int record_packages_failed(const struct evidence_run *run, FILE *errf);
+
 /* After a record: checks the expectations and the cleanliness, marks the
  * run official or not, writes evidence-* or rejected-* (path holds the
  * incomplete file, which is removed, and receives the final one), prints

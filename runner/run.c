@@ -479,6 +479,8 @@ static int run_finish(struct run_state *st, int rc)
       rc = RUN_EXIT_FAILED;
     else if (unavailable_fails(st))
       rc = RUN_EXIT_FAILED;
+    if (record_packages_failed(run, st->errf) > 0 && rc == RUN_EXIT_OK)
+      rc = RUN_EXIT_FAILED;
   }
   fprintf(st->out, "evidence: %s%s\n", st->out_path,
           stop_signal ? " (incomplete: interrupted)" : "");

@@ -349,6 +349,16 @@ static void test_errors(void)
   scratch_path(path, "text.tgz");
   scratch_write(path, "just some text\n", 15);
   expect_failure("a text file", path, UV_EINVAL, NULL);
+  /* libarchive reads text like this as an mtree listing (with sizes taken
+   * from the text); a package is never one. */
+  scratch_path(path, "listing.tgz");
+  scratch_write(path, "#mtree\n./index.js type=file size=100\n", 38);
+  expect_failure("an mtree listing", path, UV_EINVAL,
+                 "not an archive of a package format");
+  scratch_path(path, "error-page.tgz");
+  scratch_write(path, "a.js type=file size=7\nb.js type=file\n", 38);
+  expect_failure("text that is no archive at all", path, UV_EINVAL,
+                 "not an archive of a package format");
   scratch_path(path, "missing.tgz");
   expect_failure("a missing file", path, UV_ENOENT, "cannot open");
   scratch_path(path, "empty.tgz");

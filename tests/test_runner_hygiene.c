@@ -290,6 +290,52 @@ static void test_unavailable(void)
   TAP_OK(rc == 0, "so does optional: true on the runtime (exit %d)", rc);
 }
 
+static void test_packages(void)
+{
+  char m[4096], out[700];
+  json_object *doc;
+  int rc;
+
+  snprintf(m, sizeof(m),
+           "runtimes:\n"
+           "  listing:\n    client: [%s, client, ok]\n"
+           "    server: [%s, server, ok]\n"
+           "    package:\n"
+           "      command: [sh, -c, 'printf \"#mtree\\\\n./index.js "
+           "type=file size=100\\\\n\" >\"$0/x.tgz\"', '{out}']\n"
+           "      artifact: '*.tgz'\n"
+           "  twice:\n    client: [%s, client, ok]\n"
+           "    server: [%s, server, ok]\n"
+           "    package:\n"
+           "      command: [sh, -c, 'test -e %s/packed && exit 5; touch "
+           "%s/packed; tar -czf \"$0/t.tgz\" -C %s ab.yaml', '{out}']\n"
+           "      artifact: '*.tgz'\n",
+           fixture, fixture, fixture, fixture, dir, dir, dir);
+  write_file("pack.yaml", m);
+  fixture_matrix();
+  snprintf(out, sizeof(out), "%s/pack.json", dir);
+  rc = sh("cd %s && rm -f packed && %s quick --matrix pack.yaml --lanes "
+          "listing-listing,twice-twice --out %s >pack.out 2>pack.err",
+          dir, crossrun, out);
+  doc = json_object_from_file(out);
+  TAP_OK(rc == 1 && file_has("pack.err", "the package of runtime 'listing' "
+                                         "was not measured"),
+         "an artifact that is not an archive fails the run (exit %d)", rc);
+  TAP_OK(doc && json_at(doc, "runtimes.listing.package.packed_bytes") == NULL &&
+             strstr(json_str_at(doc, "runtimes.listing.package.error"),
+                    "not an archive of a package format"),
+         "its figures are null, with the reason: %s",
+         doc ? json_str_at(doc, "runtimes.listing.package.error") : "-");
+  TAP_OK(file_has("pack.err", "the package of runtime 'twice' was not "
+                              "measured: packing it again: package command") &&
+             doc &&
+             strstr(json_str_at(doc, "runtimes.twice.package.error"),
+                    "exited with 5"),
+         "a package command that fails the second time fails the run too");
+  if (doc)
+    json_object_put(doc);
+}
+
 int main(void)
 {
   const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
@@ -308,6 +354,7 @@ int main(void)
   test_help_texts();
   test_not_executable();
   test_unavailable();
+  test_packages();
   if (getenv("KEEP_TEST_DIR") == NULL)
     sh("chmod -R u+w %s; rm -rf %s", dir, dir);
   else

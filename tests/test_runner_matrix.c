@@ -197,11 +197,16 @@ static void test_packages(void)
   snprintf(out, sizeof(out), "%s/pack.json", dir);
   rc = run("pack", args, tap_timeout_s(120));
   text = slurp("pack.out");
-  TAP_OK(rc == 0 && strstr(text, "no: a second pack differs") &&
+  TAP_OK(rc == 1 && strstr(text, "no: a second pack differs") &&
              strstr(text, "| nopack | failed: package command"),
          "the package table says which packing is not reproducible and "
-         "which failed (exit %d)",
+         "which failed, and the failed one fails the run (exit %d)",
          rc);
+  free(text);
+  text = slurp("pack.err");
+  TAP_OK(strstr(text, "the package of runtime 'nopack' was not measured: "
+                      "package command") != NULL,
+         "with a line naming the runtime and why: %s", text);
   free(text);
   doc = json_object_from_file(out);
   if (doc == NULL)
