@@ -27,7 +27,11 @@ static const struct options_command usage = {
     "shards with a gap or an overlap; commits, tool versions, workloads, "
     "matrix files or lane sets that differ; toolchain versions that differ "
     "across OSes for a pinned runtime (pinned: true in the matrix, or "
-    "--pinned).",
+    "--pinned); a derived figure (a sample's "
+    "status or time, a lane summary, a cleanliness total, a comparison, "
+    "performance_claims, official) that its raw samples do not give. Each "
+    "input's machine is kept; lanes of shards from two machines are not "
+    "compared (null figures, verdict not_compared, with the reason).",
     "Exit status: 0 merged; 1 refused (each problem on stderr as \"crossrun "
     "merge: FILE: problem\", or without FILE for one between files); 2 bad "
     "usage; 3 the output cannot be written.",

@@ -20,7 +20,11 @@ static const struct options_command usage = {
     "Schema: by default evidence/schema.json of the repository crossrun was "
     "built in (the folder above the one that holds the executable). "
     "evidence/SCHEMA.md describes every field and the subset of JSON Schema "
-    "understood.\n"
+    "understood. A file the schema accepts then has every derived figure "
+    "recomputed from its raw samples (sample statuses from their checks, "
+    "times, lane summaries, cleanliness totals, comparisons, "
+    "performance_claims, official); each that disagrees is a problem at "
+    "its pointer, with both values.\n"
     "\n"
     "Prints \"FILE: valid\", or every problem on its own line as \"FILE: at "
     "/json/pointer: problem\" (\"at (root)\" for the whole document), or "
@@ -115,6 +119,8 @@ static int validate_files(json_object *schema, const char *const *files,
 
     if (rc == 0)
       rc = validate_document(schema, doc, &e);
+    if (rc == 0)
+      rc = validate_figures(doc, &e);
     if (rc < 0 && e.total == 0)
       fprintf(out, "%s: %s\n", files[i], err);
     else if (rc == 0)

@@ -38,6 +38,13 @@ int vtest_write_text(const char *path, const char *text, size_t len);
  * *len when len is not NULL; NULL when it cannot be read. */
 char *vtest_read_text(const char *path, size_t *len);
 
+/* Sets every figure doc derives to what its raw samples give
+ * (evidence/check/figures.h), so that a document crafted by a test from
+ * real evidence is as the writer would have written it. Returns the number
+ * of findings left that have no recomputed value (a rule, such as an
+ * official record of the quick workload). */
+int vtest_refigure(json_object *doc);
+
 /* The JSON document at path as the validator reads it, or NULL. */
 json_object *vtest_load(const char *path);
 

@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "evidence/merge/merge.h"
+#include "evidence/schema/validate.h"
 #include "evidence/base/sha256.h"
 #include "tests/lib_json.h"
 #include "tests/lib_merge.h"
@@ -297,11 +298,119 @@ static void test_random_damage(void)
   json_object_put(d);
 }
 
+/* Shards of one OS recorded on two machines: each input keeps its machine,
+ * and no ratio is computed between lanes of different machines. */
+static void test_shards_on_two_machines(void)
+{
+  struct mtest_files f = {{"linux-machine-1.json", "evidence-macos-arm64.json",
+                           "evidence-windows-x86_64.json",
+                           "linux-machine-2.json"},
+                          4,
+                          {NULL},
+                          MERGE_OPTIONS_INIT};
+  struct merge_problems p = MERGE_PROBLEMS_INIT;
+  struct validate_errors e = VALIDATE_ERRORS_INIT;
+  json_object *m = NULL, *want = mtest_craft(0), *s2, *lanes;
+  char schema[4200], out[600], err[600];
+  int across = 0, within = 0, wrong = 0;
+
+  if (mtest_nlanes < 3) {
+    TAP_OK(1, "# SKIP two machines need 3 lanes; the quick run passed %d",
+           mtest_nlanes);
+    json_object_put(want);
+    return;
+  }
+  mtest_save(mtest_shard_of(want, 1, 2), "linux-machine-1.json");
+  s2 = mtest_shard_of(want, 2, 2);
+  mtest_set(s2, "machine.cpu_model", json_object_new_string("another CPU"));
+  mtest_save(s2, "linux-machine-2.json");
+  if (!TAP_OK(mtest_merge(&f, &m, &p) == 0,
+              "2 shards of linux from two machines merge")) {
+    mtest_show(&p);
+    goto out;
+  }
+  TAP_OK(strcmp(mtest_path_str(
+                    mtest_get(json_at(m, "inputs"), "linux-machine-2.json"),
+                    "machine.cpu_model"),
+                "another CPU") == 0 &&
+             strcmp(mtest_path_str(
+                        mtest_get(json_at(m, "inputs"), "linux-machine-1.json"),
+                        "machine.cpu_model"),
+                    mtest_path_str(want, "machine.cpu_model")) == 0,
+         "each input keeps its own machine");
+  lanes = json_at(want, "lanes");
+  json_object_object_foreach(json_at(m, "platforms.linux.comparisons"), key, c)
+  {
+    int i = 0, li = -1, ri = -1;
+    json_object_object_foreach(lanes, name, lane)
+    {
+      (void)lane;
+      if (strcmp(name, mtest_path_str(c, "lane")) == 0)
+        li = i;
+      if (strcmp(name, mtest_path_str(c, "reference")) == 0)
+        ri = i;
+      i++;
+    }
+    if (li % 2 != ri % 2) {
+      across++;
+      wrong +=
+          json_at(c, "ratio_of_medians") != NULL ||
+          strcmp(mtest_path_str(c, "verdict"), "not_compared") != 0 ||
+          strstr(mtest_path_str(c, "reason"),
+                 "measured on different machines") == NULL ||
+          strstr(mtest_path_str(c, "reason"), "linux-machine-2.json") == NULL;
+    } else {
+      within++;
+      wrong += !json_object_is_type(json_at(c, "ratio_of_medians"),
+                                    json_type_double);
+    }
+    if (wrong)
+      tap_diag("%s: %s", key, json_object_to_json_string(c));
+  }
+  TAP_OK(across > 0 && within > 0 && wrong == 0,
+         "%d pairs across machines not compared (null, with a reason), %d "
+         "within one machine compared",
+         across, within);
+  snprintf(schema, sizeof(schema), "%s/evidence/schema.json",
+           getenv("CROSSRUN_ROOT") ? getenv("CROSSRUN_ROOT") : ".");
+  mtest_in_dir(out, sizeof(out), "two-machines.json");
+  merge_write(m, out, err, sizeof(err));
+  if (!TAP_OK(validate_file(schema, out, &e, err, sizeof(err)) == 0,
+              "the merged document validates, its comparisons recomputed"))
+    for (int i = 0; i < e.n; i++)
+      tap_diag("  %s", e.messages[i]);
+  validate_errors_release(&e);
+  {
+    char cmd[2000], md[700], *text;
+    FILE *fp;
+    size_t n = 0;
+    snprintf(md, sizeof(md), "%s.md", out);
+    snprintf(cmd, sizeof(cmd), "%s/crossrun report %s --markdown %s",
+             getenv("BUILD") ? getenv("BUILD") : "build", out, md);
+    text = system(cmd) == 0 && (fp = fopen(md, "rb")) != NULL
+               ? calloc(1, 1 << 20)
+               : NULL;
+    if (text != NULL) {
+      n = fread(text, 1, (1 << 20) - 1, fp);
+      fclose(fp);
+    }
+    TAP_OK(n > 0 && strstr(text, "not compared") != NULL &&
+               strstr(text, "measured on different machines") != NULL,
+           "the report says which pairs were not compared, and why");
+    free(text);
+  }
+out:
+  json_object_put(m);
+  json_object_put(want);
+  merge_problems_release(&p);
+}
+
 int main(void)
 {
   if (mtest_setup() == 0) {
     test_three_oses();
     test_shards();
+    test_shards_on_two_machines();
     test_many_problems();
     test_random_damage();
   }

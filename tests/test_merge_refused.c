@@ -13,6 +13,7 @@
 #include "runner/commands.h"
 #include "tests/lib_json.h"
 #include "tests/lib_merge.h"
+#include "tests/lib_validate.h"
 #include "tests/tap.h"
 
 /* ---- broken inputs: each makes its files ---- */
@@ -432,8 +433,20 @@ static void test_allowed(void)
   d = mtest_craft(0);
   snprintf(key, sizeof(key), "lanes.%s.summary.status", mtest_lane0);
   mtest_set(d, key, json_object_new_string("expected_failure"));
-  snprintf(key, sizeof(key), "lanes.%s.samples.0.status", mtest_lane0);
-  mtest_set(d, key, json_object_new_string("failed"));
+  snprintf(key, sizeof(key), "lanes.%s.expected_failure_reason", mtest_lane0);
+  mtest_set(d, key, json_object_new_string("a known failure"));
+  snprintf(key, sizeof(key), "lanes.%s.samples.0", mtest_lane0);
+  {
+    json_object *s = json_at(d, key), *failure = json_object_new_object();
+    mtest_set(s, "status", json_object_new_string("failed"));
+    mtest_set(failure, "stage", json_object_new_string("result"));
+    mtest_set(failure, "reason", json_object_new_string("result_mismatch"));
+    mtest_set(failure, "message", json_object_new_string("frames_sent 1"));
+    mtest_set(s, "failure", failure);
+    mtest_set(s, "checks.client_result.outcome",
+              json_object_new_string("failed"));
+  }
+  vtest_refigure(d);
   mtest_save(d, "linux-expected.json");
   mtest_with_good(&f, "linux-expected.json", 0);
   if (TAP_OK(mtest_merge(&f, &m, &p) == 0, "an expected_failure lane merges")) {

@@ -198,6 +198,8 @@ static json_object *make_merged(json_object *record)
                              "f89151c4a5fc1683e5"));
   json_object_object_add(input, "os", json_object_new_string("linux"));
   json_object_object_add(input, "arch", json_object_new_string("x86_64"));
+  json_object_object_add(input, "machine",
+                         vtest_copy(vtest_at(record, "/machine")));
   json_object_object_add(input, "shard", NULL);
   inputs = json_object_new_object();
   json_object_object_add(inputs, "evidence-linux-x86_64.json", input);

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <uv.h>
 
-#include "evidence/write/compare.h"
+#include "evidence/check/figures.h"
 #include "evidence/merge/merge_input.h"
 
 /* ---- the merged document ---- */
@@ -91,57 +91,34 @@ static json_object *join_cleanliness(struct merge_input *const *g, int n)
   return out;
 }
 
-/* The passed samples' ns per round trip of a lane object. */
-static int lane_times(json_object *lane, double *out, int max)
-{
-  json_object *samples = merge_member(lane, "samples");
-  int n = 0;
-
-  if (!json_object_is_type(samples, json_type_array))
-    return 0;
-  for (size_t i = 0; i < json_object_array_length(samples) && n < max; i++) {
-    json_object *s = json_object_array_get_idx(samples, i);
-    json_object *st = merge_member(s, "status");
-    json_object *t = merge_member(s, "ns_per_round_trip");
-    if (json_object_is_type(st, json_type_string) &&
-        strcmp(json_object_get_string(st), "passed") == 0 &&
-        (json_object_is_type(t, json_type_double) ||
-         json_object_is_type(t, json_type_int)))
-      out[n++] = json_object_get_double(t);
-  }
-  return n;
-}
-
-static int same_runtime(json_object *lane)
-{
-  json_object *c = merge_member(lane, "client_runtime");
-  json_object *s = merge_member(lane, "server_runtime");
-  return json_object_is_type(c, json_type_string) &&
-         json_object_is_type(s, json_type_string) &&
-         strcmp(json_object_get_string(c), json_object_get_string(s)) == 0;
-}
-
 /* The comparisons of a whole run, from its joined lanes: a shard compares
- * only the lanes it holds, so its own comparisons are not enough. The
- * pairs are chosen by compare_run_json, as for a run being written. */
-static json_object *join_comparisons(json_object *lanes)
+ * only the lanes it holds, so its own comparisons are not enough. Each
+ * lane is placed on the machine of the shard that held it, and a pair
+ * measured on two machines is not compared (figures_comparisons). */
+static json_object *join_comparisons(json_object *lanes,
+                                     struct merge_input *const *g, int n)
 {
-  struct compare_lane *cl;
+  struct figures_origin *origins;
   json_object *all;
-  int n = 0;
+  int i = 0;
 
-  cl = calloc((size_t)json_object_object_length(lanes) + 1, sizeof(*cl));
-  if (cl == NULL)
+  origins =
+      calloc((size_t)json_object_object_length(lanes) + 1, sizeof(*origins));
+  if (origins == NULL)
     return json_object_new_object();
   json_object_object_foreach(lanes, name, lane)
   {
-    cl[n].name = name;
-    cl[n].same_runtime = same_runtime(lane);
-    cl[n].ntimes = lane_times(lane, cl[n].times, COMPARE_MAX_SAMPLES);
-    n++;
+    (void)lane;
+    for (int k = 0; k < n; k++)
+      if (merge_member(g[k]->lanes, name) != NULL) {
+        origins[i].machine = g[k]->machine;
+        origins[i].input = g[k]->name;
+        break;
+      }
+    i++;
   }
-  all = compare_run_json(cl, n);
-  free(cl);
+  all = figures_comparisons(lanes, origins);
+  free(origins);
   return all;
 }
 
@@ -169,7 +146,7 @@ static json_object *join_platform(struct merge_input *const *g, int n)
       put(out, key,
           json_object_is_type(val, json_type_object) &&
                   merge_member(out, "lanes") != NULL
-              ? join_comparisons(merge_member(out, "lanes"))
+              ? join_comparisons(merge_member(out, "lanes"), g, n)
               : json_object_get(val));
     else if (strcmp(key, "runtimes") == 0)
       put(out, key, join_union(g, n, key));
@@ -190,6 +167,7 @@ static json_object *input_json(const struct merge_input *in)
   put(o, "sha256", json_object_new_string(in->sha256));
   put(o, "os", json_object_new_string(merge_os_names[in->os]));
   put(o, "arch", json_object_get(in->arch));
+  put(o, "machine", json_object_get(in->machine));
   if (in->shard_state == 1) {
     shard = json_object_new_object();
     put(shard, "index", json_object_new_int64(in->shard_index));

@@ -14,6 +14,7 @@
 
 #include "evidence/base/json_read.h"
 #include "evidence/base/sha256.h"
+#include "evidence/check/figures.h"
 
 #define FIELD_PATH_MAX 512 /* a field's dotted path in a message */
 
@@ -401,6 +402,11 @@ static void check_cleanliness(struct check *c)
   }
 }
 
+static void add_finding(void *ctx, const struct figures_finding *f)
+{
+  refuse(ctx, "%s", f->message);
+}
+
 static void check_document(struct check *c, const struct merge_options *o)
 {
   struct merge_input *in = c->in;
@@ -465,12 +471,16 @@ static void check_document(struct check *c, const struct merge_options *o)
              s);
   }
   in->arch = field(c, machine, "machine", "arch", json_type_string, 0);
+  in->machine = machine;
   in->workload = field(c, doc, "", "workload", json_type_object, 0);
   check_provenance(c);
   check_shard(c);
   check_runtimes(c);
   check_lanes(c);
   check_cleanliness(c);
+  /* What the file derives must be what its samples give: a figure edited
+   * after the run is refused here, as crossrun validate refuses it. */
+  figures_check(doc, add_finding, c);
   return;
 unknown:
   json_object_put(in->doc);

@@ -49,8 +49,9 @@ struct merge_input {
   const char *path; /* as given: problems name it */
   const char *name; /* base name: the key in "inputs" */
   char sha256[65];
-  json_object *doc; /* NULL when unreadable or of an unknown schema */
-  int os;           /* merge_os_index(machine.os) */
+  json_object *doc;     /* NULL when unreadable or of an unknown schema */
+  int os;               /* merge_os_index(machine.os) */
+  json_object *machine; /* its machine block: where its lanes ran */
   json_object *arch, *commit, *version, *workload, *matrix, *runtimes, *lanes,
       *shard;
   int official; /* -1 unknown */

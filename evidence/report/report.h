@@ -103,7 +103,8 @@ struct report_comparison {
   double ratio;
   double u;
   double p;
-  const char *verdict; /* "tie", "faster", "slower", "~" */
+  const char *verdict; /* "tie", "faster", "slower", "~", "not_compared" */
+  const char *reason;  /* why not compared (ratio -1); NULL otherwise */
 };
 
 struct report_cleanliness {

@@ -142,6 +142,13 @@ static void read_comparisons(struct report_reader *rd, json_object *doc,
     c->lane = report_reader_str_or(rd, val, cw, "lane", "?");
     c->reference = report_reader_str_or(rd, val, cw, "reference", "?");
     c->verdict = report_reader_str_or(rd, val, cw, "verdict", "?");
+    if (strcmp(c->verdict, "not_compared") == 0) {
+      /* Lanes of two machines: no figures, only why. */
+      c->reason = report_reader_str_or(rd, val, cw, "reason", "?");
+      c->ratio = c->u = c->p = -1;
+      p->ncomparisons = ++i;
+      continue;
+    }
     if (!report_reader_number(rd, val, cw, "ratio_of_medians", &c->ratio))
       continue; /* a comparison without a ratio says nothing */
     if (!report_reader_number(rd, val, cw, "mann_whitney_u", &c->u))

@@ -486,7 +486,10 @@ static void comparisons(struct report_sink *s, const struct report_platform *p)
   for (int i = 0; i < p->ncomparisons; i++) {
     const struct report_comparison *c = &p->comparisons[i];
     char ratio[32], u[32] = "", pv[32] = "";
-    snprintf(ratio, sizeof(ratio), "%.2f\xc3\x97", c->ratio);
+    if (c->ratio >= 0)
+      snprintf(ratio, sizeof(ratio), "%.2f\xc3\x97", c->ratio);
+    else
+      snprintf(ratio, sizeof(ratio), "not compared");
     if (c->u >= 0)
       snprintf(u, sizeof(u), "%g", c->u);
     if (c->p >= 0)
@@ -497,7 +500,7 @@ static void comparisons(struct report_sink *s, const struct report_platform *p)
     cells[2] = cell(REPORT_CELL_NUMBER, ratio);
     cells[3] = cell(REPORT_CELL_NUMBER, u);
     cells[4] = cell(REPORT_CELL_NUMBER, pv);
-    cells[5] = cell(REPORT_CELL_TEXT, c->verdict);
+    cells[5] = cell(REPORT_CELL_TEXT, c->reason ? c->reason : c->verdict);
     s->ops->table.row(s, cells, 6);
   }
   s->ops->table.end(s);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "evidence/base/json_read.h"
+#include "evidence/check/figures.h"
 #include "evidence/schema/validate_ctx.h"
 
 int validate_read_json(const char *path, json_object **doc,
@@ -25,6 +26,16 @@ int validate_read_json(const char *path, json_object **doc,
     validate_errors_addf(out, "%s", why);
     return 1;
   }
+}
+
+static void add_finding(void *ctx, const struct figures_finding *f)
+{
+  validate_errors_addf(ctx, "%s", f->message);
+}
+
+int validate_figures(json_object *doc, struct validate_errors *out)
+{
+  return figures_check(doc, add_finding, out) > 0;
 }
 
 int validate_file(const char *schema_path, const char *doc_path,
@@ -54,6 +65,8 @@ int validate_file(const char *schema_path, const char *doc_path,
     snprintf(err, errlen, "'%s': %s", doc_path, why);
   if (rc == 0) {
     rc = validate_document(schema, doc, out);
+    if (rc == 0)
+      rc = validate_figures(doc, out);
     if (rc < 0)
       snprintf(err, errlen, "schema '%s': cannot be evaluated on '%s'",
                schema_path, doc_path);

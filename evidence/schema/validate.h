@@ -82,7 +82,15 @@ int validate_document(json_object *schema, json_object *doc,
 int validate_read_json(const char *path, json_object **doc,
                        struct validate_errors *out, char *err, size_t errlen);
 
-/* Reads the schema and the document and validates one against the other.
+/* Recomputes every figure doc derives from its raw samples
+ * (evidence/check/figures.h) and appends each disagreement to out as
+ * "at /json/pointer: recorded R, recomputed from the raw samples C".
+ * Meant for a document that is valid against evidence/schema.json.
+ * Returns 0 when everything agrees, 1 when something does not. */
+int validate_figures(json_object *doc, struct validate_errors *out);
+
+/* Reads the schema and the document and validates one against the other,
+ * then (when the document is valid) its figures with validate_figures.
  * Returns 0 valid, 1 invalid or not JSON (every problem in out), or -1
  * when the schema cannot be read or used or the document cannot be read
  * (one line in err; for an unusable schema, its problems in out too). */

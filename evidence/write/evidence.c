@@ -172,6 +172,9 @@ static json_object *first_attempt_json(struct sanitize *s,
                f->port > 0 ? json_object_new_int(f->port) : NULL);
   evidence_put(first, "wall_ns", json_object_new_int64((int64_t)f->wall_ns));
   evidence_put(first, "checks", checks_json(s, f));
+  evidence_put(first, "processes_left", json_object_new_int(f->orphans.count));
+  evidence_put(first, "temp_entries_left",
+               json_object_new_int(f->leftovers.count));
   evidence_put(first, "server", peer_json(s, &f->server, 1));
   evidence_put(first, "client", peer_json(s, &f->client, 1));
   sanitize_remove(s, f->temp_dir);
@@ -225,6 +228,10 @@ static json_object *sample_json(const struct evidence_run *run,
   evidence_put(o, "wall_ns", json_object_new_int64((int64_t)r->wall_ns));
   evidence_put(o, "result", r->have_result ? result_json(&r->result) : NULL);
   evidence_put(o, "checks", checks_json(s, r));
+  /* The raw counts behind cleanliness, so that its totals can be
+   * recomputed from the samples. */
+  evidence_put(o, "processes_left", json_object_new_int(r->orphans.count));
+  evidence_put(o, "temp_entries_left", json_object_new_int(r->leftovers.count));
   evidence_put(o, "server",
                peer_json(s, &r->server, r->status != MODEL_PASSED));
   evidence_put(o, "client",
@@ -244,7 +251,7 @@ static json_object *sample_json(const struct evidence_run *run,
   return o;
 }
 
-static json_object *lane_summary_json(const struct evidence_lane *lane)
+json_object *evidence_lane_summary_json(const struct evidence_lane *lane)
 {
   struct stats_lane st;
   json_object *o = json_object_new_object();
@@ -490,7 +497,7 @@ static json_object *lane_json(const struct evidence_run *run,
   evidence_put(lo, "expected_failure_reason",
                lane->expected_failure ? evidence_text(s, lane->expected_failure)
                                       : NULL);
-  evidence_put(lo, "summary", lane_summary_json(lane));
+  evidence_put(lo, "summary", evidence_lane_summary_json(lane));
   samples = json_object_new_array();
   for (int i = 0; i < lane->nsamples; i++)
     json_object_array_add(samples,
@@ -499,7 +506,7 @@ static json_object *lane_json(const struct evidence_run *run,
   return lo;
 }
 
-static json_object *cleanliness_json(const struct evidence_run *run)
+json_object *evidence_cleanliness_json(const struct evidence_run *run)
 {
   struct evidence_cleanliness cl;
   json_object *o = json_object_new_object();
@@ -538,7 +545,7 @@ static json_object *document(const struct evidence_run *run)
     evidence_put(lanes, run->lanes[l].name, lane_json(run, &run->lanes[l], &s));
   evidence_put(doc, "lanes", lanes);
   evidence_put(doc, "comparisons", comparisons_json(run));
-  evidence_put(doc, "cleanliness", cleanliness_json(run));
+  evidence_put(doc, "cleanliness", evidence_cleanliness_json(run));
   sanitize_release(&s);
   return doc;
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <json-c/json.h>
+
 #include "evidence/model/model.h"
 #include "protocol/codec.h"
 
@@ -102,6 +104,13 @@ struct evidence_cleanliness {
 
 void evidence_cleanliness(const struct evidence_run *run,
                           struct evidence_cleanliness *c);
+
+/* A lane's "summary" object and a run's "cleanliness" object, as
+ * evidence_write writes them; new objects the caller owns. Exported so
+ * that evidence/check/figures.c recomputes them from a document's raw
+ * samples with the very functions that wrote them. */
+json_object *evidence_lane_summary_json(const struct evidence_lane *lane);
+json_object *evidence_cleanliness_json(const struct evidence_run *run);
 
 /* Writes the whole document to path, atomically (a temporary file in the
  * same folder, then a rename), so a reader never sees half a file. Returns
