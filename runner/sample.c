@@ -54,6 +54,9 @@ struct sample_exec {
   int ready;        /* READY parsed */
   int ready_failed; /* no READY: the reason is in ready_msg */
   char ready_msg[256];
+  size_t ready_line_bytes; /* the READY line with its newline */
+  int stdout_extra;        /* the server wrote more: what, in stdout_msg */
+  char stdout_msg[160];
   int interrupted;
   int spawn_failed;
   char spawn_msg[256];
@@ -112,6 +115,10 @@ static void parse_ready(struct sample_exec *x)
       x->ready = 1;
       x->res->port = (int)port;
       x->res->ready_ns = uv_hrtime() - s->started_ns;
+      x->ready_line_bytes =
+          (size_t)((char *)memchr(s->out.buf, '\n', s->out.head_len) -
+                   s->out.buf) +
+          1;
       return;
     }
   }
@@ -121,6 +128,32 @@ static void parse_ready(struct sample_exec *x)
   x->ready_failed = 1;
   snprintf(x->ready_msg, sizeof(x->ready_msg),
            "server printed '%.60s' instead of 'READY <port>'", line);
+}
+
+/* lanes/README.md: a server's whole stdout is its READY line. The first
+ * byte beyond it fails the sample, whenever it comes (the READY line lies
+ * in the capture's head, so the bytes after it are there too). */
+static void check_server_stdout(struct sample_exec *x)
+{
+  const struct capture *out = &x->server.out;
+  uint64_t extra;
+  char shown[48];
+  size_t n = 0;
+
+  if (!x->ready || x->stdout_extra ||
+      x->server.rep->stdout_bytes <= x->ready_line_bytes)
+    return;
+  extra = x->server.rep->stdout_bytes - x->ready_line_bytes;
+  for (size_t i = x->ready_line_bytes;
+       i < out->head_len && n + 1 < sizeof(shown) && n < 40; i++) {
+    unsigned char ch = (unsigned char)out->buf[i];
+    shown[n++] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+  }
+  shown[n] = '\0';
+  x->stdout_extra = 1;
+  snprintf(x->stdout_msg, sizeof(x->stdout_msg),
+           "%" PRIu64 " more byte%s on stdout after the READY line: '%s'",
+           extra, extra == 1 ? "" : "s", shown);
 }
 
 static void sample_memory(struct peer *p);
@@ -141,8 +174,10 @@ static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
     if (is_out) {
       capture_append(&p->out, buf->base, (size_t)n);
       p->rep->stdout_bytes += (uint64_t)n;
-      if (p == &p->x->server)
+      if (p == &p->x->server) {
         parse_ready(p->x);
+        check_server_stdout(p->x);
+      }
     } else {
       capture_append(&p->rep->err, buf->base, (size_t)n);
     }
@@ -572,8 +607,9 @@ int sample_run(const struct sample_spec *spec, struct model_sample *res,
   parse_client_result(x);
   {
     struct verdict_input in = {
-        x->ready,     x->ready_failed, x->ready_msg,    x->spawn_failed,
-        x->spawn_msg, x->interrupted,  &spec->workload,
+        x->ready,        x->ready_failed, x->ready_msg,
+        x->stdout_extra, x->stdout_msg,   x->spawn_failed,
+        x->spawn_msg,    x->interrupted,  &spec->workload,
     };
     verdict_decide(&in, res);
   }

@@ -90,10 +90,12 @@ static void check_ready(const struct verdict_input *in,
   struct model_check_outcome *ck = &res->checks[MODEL_CHECK_SERVER_READY];
 
   ck->ran = res->server.started;
-  ck->passed = in->ready;
+  ck->passed = in->ready && !in->stdout_extra;
   if (in->ready)
-    snprintf(ck->reason, sizeof(ck->reason), "READY %d after %" PRIu64 " ms",
-             res->port, res->ready_ns / 1000000);
+    snprintf(ck->reason, sizeof(ck->reason),
+             "READY %d after %" PRIu64 " ms%s%s", res->port,
+             res->ready_ns / 1000000, in->stdout_extra ? ", but " : "",
+             in->stdout_extra ? in->stdout_msg : "");
   else
     snprintf(ck->reason, sizeof(ck->reason), "%s",
              in->ready_failed ? in->ready_msg : "server not started");
@@ -234,6 +236,12 @@ void verdict_decide(const struct verdict_input *in, struct model_sample *res)
          res->checks[MODEL_CHECK_SERVER_READY].reason, "");
     return;
   }
-  if (!decide_peer_failure(res))
-    decide_failed_check(res);
+  if (decide_peer_failure(res))
+    return;
+  if (in->stdout_extra) {
+    fail(res, "server", "server_stdout", "server printed %s%s", in->stdout_msg,
+         "");
+    return;
+  }
+  decide_failed_check(res);
 }

@@ -11,6 +11,10 @@ struct verdict_input {
   int ready;
   int ready_failed;
   const char *ready_msg;
+  /* The server wrote more than its READY line on stdout: what, as "N more
+   * bytes on stdout after the READY line: '...'". */
+  int stdout_extra;
+  const char *stdout_msg;
   int spawn_failed;
   const char *spawn_msg;
   int interrupted;

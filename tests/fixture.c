@@ -57,6 +57,10 @@ static const struct mode {
      "64 MiB to stderr in 64 KiB chunks first, then a correct session"},
     {"rss64", FIXTURE_SERVER, FAULT_RSS64,
      "touches and keeps 64 MiB of fresh memory, then serves correctly"},
+    {"second-line", FIXTURE_SERVER, FAULT_SECOND_LINE,
+     "a second line on stdout right after READY, then serves correctly"},
+    {"stdout-later", FIXTURE_SERVER, FAULT_STDOUT_LATER,
+     "serves correctly, then writes `bye` (no newline) on stdout, exit 0"},
     {"tiny", FIXTURE_SERVER, FAULT_TINY,
      "serves with one 64 KiB buffer (payloads up to 65520 bytes; larger: "
      "ERROR bad_workload and exit 127)"},

@@ -20,6 +20,8 @@ enum fixture_fault {
   FAULT_ORPHAN,
   FAULT_RSS64,
   FAULT_TINY,
+  FAULT_SECOND_LINE,
+  FAULT_STDOUT_LATER,
   /* client only */
   FAULT_WRONG_COUNT,
   FAULT_BAD_JSON,

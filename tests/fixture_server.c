@@ -309,6 +309,10 @@ int fixture_run_server(struct fixture_args *a)
   else
     printf("READY %u\n", (unsigned)ntohs(bound.sin_port));
   fflush(stdout);
+  if (fixture_mode_fault == FAULT_SECOND_LINE) {
+    printf("listening\n");
+    fflush(stdout);
+  }
 
   fd = accept(lfd, NULL, NULL);
   if (fd < 0)
@@ -343,6 +347,10 @@ int fixture_run_server(struct fixture_args *a)
   }
   case FAULT_HANG:
     fixture_sleep_forever();
+    break;
+  case FAULT_STDOUT_LATER:
+    printf("bye");
+    fflush(stdout);
     break;
   case FAULT_LEAVE_FILE: {
     const char *tmp = getenv("TMPDIR");

@@ -147,6 +147,30 @@ static void test_elapsed_bounds(void)
   }
 }
 
+/* A server's whole stdout is its READY line (lanes/README.md). */
+static void test_server_stdout(void)
+{
+  const struct fault_case cases[] = {
+      {"a second line after READY", fixture_peer("server", "second-line"),
+       c_peer(0), "server", "server_stdout", MODEL_CHECK_SERVER_READY,
+       "server printed 10 more bytes on stdout after the READY line: "
+       "'listening?'"},
+      {"bytes without a newline at the end",
+       fixture_peer("server", "stdout-later"), c_peer(0), "server",
+       "server_stdout", MODEL_CHECK_SERVER_READY,
+       "server printed 3 more bytes on stdout after the READY line: 'bye'"},
+  };
+  struct model_sample r;
+
+  run_faults(cases, sizeof(cases) / sizeof(cases[0]));
+  if (run_sample(&r, fixture_peer("server", "ok"), c_peer(0)) == 0) {
+    TAP_OK(r.status == MODEL_PASSED &&
+               r.checks[MODEL_CHECK_SERVER_READY].passed,
+           "a server printing its READY line alone passes (%s)", r.message);
+    model_sample_release(&r);
+  }
+}
+
 int main(void)
 {
   const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
@@ -158,5 +182,6 @@ int main(void)
   if (!TAP_OK(platform_init(err, sizeof(err)) == 0, "platform_init: %s", err))
     return tap_done();
   test_elapsed_bounds();
+  test_server_stdout();
   return tap_done();
 }

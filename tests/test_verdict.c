@@ -230,6 +230,31 @@ static void test_not_ready(void)
   sample_done(&res);
 }
 
+static void test_server_stdout(void)
+{
+  struct model_sample res;
+  struct verdict_input in;
+
+  sample_good(&res, &in);
+  in.stdout_extra = 1;
+  in.stdout_msg = "6 more bytes on stdout after the READY line: 'hello?'";
+  cleanup_failed(&res, MODEL_CHECK_TEMP_CLEAN, "1 entry left");
+  expect("more than READY on stdout", &res, &in, MODEL_FAILED, "server",
+         "server_stdout");
+  TAP_EQ_STR(res.message,
+             "server printed 6 more bytes on stdout after the READY line: "
+             "'hello?'",
+             "server_stdout: what and how much");
+  TAP_OK(res.checks[MODEL_CHECK_SERVER_READY].ran &&
+             !res.checks[MODEL_CHECK_SERVER_READY].passed,
+         "server_ready ran and failed");
+  TAP_EQ_STR(res.checks[MODEL_CHECK_SERVER_READY].reason,
+             "READY 40123 after 7 ms, but 6 more bytes on stdout after the "
+             "READY line: 'hello?'",
+             "server_ready: the READY line, then the rest");
+  sample_done(&res);
+}
+
 static void test_protocol_violations(void)
 {
   struct model_sample res;
@@ -453,6 +478,7 @@ int main(void)
   test_errors();
   test_unsupported();
   test_not_ready();
+  test_server_stdout();
   test_protocol_violations();
   test_exits();
   test_result_and_cleanup();
