@@ -1,8 +1,10 @@
-/* The evidence scrubber's path shortening (evidence/write/sanitize.c) on what a
- * hostile or merely unusual peer can print: short and degenerate absolute
- * paths, MSYS-style drive paths, paths at the very end of the output
- * buffer, and paths far longer than it. Run under ASan (make test
- * SANITIZE=1), an overflow here is a failure, not a lucky pass. */
+/* The evidence scrubber (evidence/write/sanitize.c): scrubbing by place
+ * (folders where a path starts, names as whole words of peer text, never
+ * a value of the environment), and its path shortening on what a hostile
+ * or merely unusual peer can print: short and degenerate absolute paths,
+ * MSYS-style drive paths, paths at the very end of the output buffer, and
+ * paths far longer than it. Run under ASan (make test SANITIZE=1), an
+ * overflow here is a failure, not a lucky pass. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,9 +171,128 @@ static void test_strict_utf8(void)
          "U+10FFFF and U+D7FF stay");
 }
 
+/* sanitize_text (peer: 1) or sanitize_message (0) of in is want. */
+static void scrub_case(const struct sanitize *s, int peer, const char *in,
+                       const char *want)
+{
+  char out[512];
+
+  if (peer)
+    sanitize_text(s, in, out, sizeof(out));
+  else
+    sanitize_message(s, in, out, sizeof(out));
+  TAP_OK(strcmp(out, want) == 0, "%s '%s' is '%s' (got '%s')",
+         peer ? "peer text" : "message", in, want, out);
+}
+
+/* Folders are replaced where a path starts with them and ends there or at
+ * a separator; names where they are a whole word of a peer's text. */
+static void test_by_place(void)
+{
+  struct sanitize s;
+  const char *rest = NULL;
+
+  memset(&s, 0, sizeof(s));
+  sanitize_add(&s, "/home/ann/src/crossrun", ".");
+  sanitize_add(&s, "/home/ann/", "~"); /* a trailing '/' is not needed */
+  sanitize_add(&s, "/tmp/t", "$TMP");
+  sanitize_add(&s, "ann-laptop", "<host>");
+  sanitize_add(&s, "ann", "<user>");
+  sanitize_add(&s, "runner", "<user>");
+  TAP_OK(s.nrules == 6 && s.rules[0].kind == SANITIZE_FOLDER &&
+             s.rules[1].kind == SANITIZE_NAME,
+         "absolute paths are folders, other values names");
+
+  scrub_case(&s, 0, "/home/ann/src/crossrun/build/crossrun run",
+             "./build/crossrun run");
+  scrub_case(&s, 0, "/home/ann/src/crossrun", ".");
+  scrub_case(&s, 0, "/home/ann/src/crossrunner/x", "~/src/crossrunner/x");
+  scrub_case(&s, 0, "cannot open /home/anna/notes.txt",
+             "cannot open .../notes.txt");
+  scrub_case(&s, 0, "--matrix=/tmp/t/m.yaml", "--matrix=$TMP/m.yaml");
+  scrub_case(&s, 0, "'/home/ann/x y' and (/tmp/t)", "'~/x y' and ($TMP)");
+  scrub_case(&s, 0, "a/home/ann/b stays", "a/home/ann/b stays");
+  scrub_case(&s, 0, "/tmp/tx/y", ".../y");
+  /* The runner's own words stay, whatever the names are. */
+  scrub_case(&s, 0, "exited with 0 after the runner signalled it",
+             "exited with 0 after the runner signalled it");
+  scrub_case(&s, 0, "ann-laptop", "ann-laptop");
+  /* A peer's text loses the names, as whole words only. */
+  scrub_case(&s, 1, "on ann-laptop.local as ann, not joanna or ann-x",
+             "on <host>.local as <user>, not joanna or ann-x");
+  scrub_case(&s, 1, "ANN-LAPTOP: Ann's runner", "<host>: <user>'s <user>");
+  scrub_case(&s, 1, "/home/ann/src/crossrun/build/tests/fixture",
+             "./build/tests/fixture");
+
+  TAP_OK(sanitize_folder_of(&s, "/home/ann/src/crossrun/build/x", &rest) &&
+             strcmp(sanitize_folder_of(&s, "/home/ann/src/crossrun/b", &rest),
+                    ".") == 0 &&
+             strcmp(rest, "/b") == 0,
+         "the folder a path starts with, and the rest");
+  TAP_OK(strcmp(sanitize_folder_of(&s, "/home/ann", &rest), "~") == 0 &&
+             *rest == '\0' &&
+             sanitize_folder_of(&s, "/home/anna", &rest) == NULL &&
+             sanitize_folder_of(&s, "ann", &rest) == NULL,
+         "a folder is matched whole, a name never");
+  sanitize_remove(&s, "runner");
+  scrub_case(&s, 1, "the runner", "the runner");
+  sanitize_release(&s);
+}
+
+/* Values of the environment are ordinary text: bash's `_`, OLDPWD, or any
+ * variable a CI job sets never rewrite what the evidence says. */
+static void test_environment_ignored(void)
+{
+  static const char *const junk[][2] = {
+      {"_", "build/crossrun"},
+      {"XC", "exited"},
+      {"OLDPWD", "/opt/elsewhere/matrices"},
+      {"CROSSRUN_JUNK_1", "fixture client"},
+      {"CROSSRUN_JUNK_2", "counts and wire bytes match"},
+      {"CROSSRUN_JUNK_3", "q8XbV2rLm0Zt7Kc4"},
+  };
+  struct sanitize before, after;
+  char out[512];
+  int same;
+
+  sanitize_init(&before, "/nonexistent/root");
+  for (size_t i = 0; i < sizeof(junk) / sizeof(junk[0]); i++)
+    setenv(junk[i][0], junk[i][1], 1);
+  sanitize_init(&after, "/nonexistent/root");
+  same = before.nrules == after.nrules;
+  for (int i = 0; same && i < before.nrules; i++)
+    same = strcmp(before.rules[i].from, after.rules[i].from) == 0;
+  TAP_OK(same, "the rules do not depend on the environment (%d and %d)",
+         before.nrules, after.nrules);
+  sanitize_message(&after, "build/crossrun run --lanes c-c", out, sizeof(out));
+  TAP_OK(strcmp(out, "build/crossrun run --lanes c-c") == 0,
+         "a reproduce line stays (got '%s')", out);
+  sanitize_message(&after, "exited by itself with 0", out, sizeof(out));
+  TAP_OK(strcmp(out, "exited by itself with 0") == 0,
+         "a check reason stays (got '%s')", out);
+  sanitize_text(&after,
+                "fixture client: counts and wire bytes match q8XbV2rLm0Zt7Kc4",
+                out, sizeof(out));
+  TAP_OK(
+      strcmp(out,
+             "fixture client: counts and wire bytes match q8XbV2rLm0Zt7Kc4") ==
+          0,
+      "a peer's text stays (got '%s')", out);
+  sanitize_message(&after, "matrices/m.yaml", out, sizeof(out));
+  TAP_OK(strcmp(out, "matrices/m.yaml") == 0, "a matrix path stays (got '%s')",
+         out);
+  for (size_t i = 0; i < sizeof(junk) / sizeof(junk[0]); i++)
+    if (strcmp(junk[i][0], "_") != 0 && strcmp(junk[i][0], "OLDPWD") != 0)
+      unsetenv(junk[i][0]);
+  sanitize_release(&before);
+  sanitize_release(&after);
+}
+
 int main(void)
 {
   memset(&rules, 0, sizeof(rules));
+  test_by_place();
+  test_environment_ignored();
   test_short_paths();
   test_buffer_end();
   test_long_paths();

@@ -145,7 +145,7 @@ static json_object *checks_json(const struct sanitize *s,
                  json_object_new_string(!ck->ran     ? "not_run"
                                         : ck->passed ? "passed"
                                                      : "failed"));
-    evidence_put(c, "reason", evidence_text(s, ck->reason));
+    evidence_put(c, "reason", evidence_message(s, ck->reason));
     evidence_put(checks, model_check_name((enum model_check)i), c);
   }
   return checks;
@@ -167,7 +167,7 @@ static json_object *first_attempt_json(struct sanitize *s,
   evidence_put(
       first, "reason",
       json_object_new_string(f->failure_reason ? f->failure_reason : "error"));
-  evidence_put(first, "message", evidence_text(s, f->message));
+  evidence_put(first, "message", evidence_message(s, f->message));
   evidence_put(first, "port",
                f->port > 0 ? json_object_new_int(f->port) : NULL);
   evidence_put(first, "wall_ns", json_object_new_int64((int64_t)f->wall_ns));
@@ -208,7 +208,7 @@ static json_object *sample_json(const struct evidence_run *run,
     evidence_put(failure, "reason",
                  json_object_new_string(r->failure_reason ? r->failure_reason
                                                           : "error"));
-    evidence_put(failure, "message", evidence_text(s, r->message));
+    evidence_put(failure, "message", evidence_message(s, r->message));
   }
   evidence_put(o, "failure", failure);
   evidence_put(o, "elapsed_ns",
@@ -241,7 +241,7 @@ static json_object *sample_json(const struct evidence_run *run,
                es->retried ? first_attempt_json(s, &es->first_attempt) : NULL);
   repro = json_object_new_object();
   evidence_reproduce(run, lane, line, sizeof(line));
-  evidence_put(repro, "crossrun", evidence_text(s, line));
+  evidence_put(repro, "crossrun", evidence_message(s, line));
   command_line(s, &r->server, line, sizeof(line));
   evidence_put(repro, "server", json_object_new_string(line));
   command_line(s, &r->client, line, sizeof(line));
@@ -473,7 +473,7 @@ static json_object *matrix_files_json(const struct evidence_run *run,
   json_object *o = json_object_new_array();
 
   for (int i = 0; i < run->nmatrix; i++)
-    json_object_array_add(o, evidence_text(s, run->matrix_files[i]));
+    json_object_array_add(o, evidence_message(s, run->matrix_files[i]));
   return o;
 }
 
@@ -489,14 +489,15 @@ static json_object *lane_json(const struct evidence_run *run,
                json_object_new_string(lane->server_runtime));
   evidence_put(lo, "unavailable_reason",
                lane->unavailable_reason
-                   ? evidence_text(s, lane->unavailable_reason)
+                   ? evidence_message(s, lane->unavailable_reason)
                    : NULL);
   evidence_put(lo, "error_reason",
-               lane->error_reason ? evidence_text(s, lane->error_reason)
+               lane->error_reason ? evidence_message(s, lane->error_reason)
                                   : NULL);
   evidence_put(lo, "expected_failure_reason",
-               lane->expected_failure ? evidence_text(s, lane->expected_failure)
-                                      : NULL);
+               lane->expected_failure
+                   ? evidence_message(s, lane->expected_failure)
+                   : NULL);
   evidence_put(lo, "summary", evidence_lane_summary_json(lane));
   samples = json_object_new_array();
   for (int i = 0; i < lane->nsamples; i++)

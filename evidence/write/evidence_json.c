@@ -24,6 +24,14 @@ json_object *evidence_text(const struct sanitize *s, const char *in)
   return json_object_new_string(sanitize_text(s, in, buf, sizeof(buf)));
 }
 
+json_object *evidence_message(const struct sanitize *s, const char *in)
+{
+  static char buf[EVIDENCE_TEXT_MAX];
+  if (in == NULL)
+    return NULL;
+  return json_object_new_string(sanitize_message(s, in, buf, sizeof(buf)));
+}
+
 static json_object *argv_list(const struct sanitize *s, const char *const *argv)
 {
   json_object *arr;
@@ -41,7 +49,7 @@ static json_object *package_json(const struct model_package *p,
   json_object *o = json_object_new_object(), *entries;
 
   if (!p->measured) {
-    evidence_put(o, "error", evidence_text(s, p->error));
+    evidence_put(o, "error", evidence_message(s, p->error));
     return o;
   }
   evidence_put(o, "file_name", json_object_new_string(p->package.file_name));
@@ -62,7 +70,7 @@ static json_object *package_json(const struct model_package *p,
   entries = json_object_new_array();
   for (int i = 0; i < p->package.nentries; i++) {
     json_object *e = json_object_new_object();
-    evidence_put(e, "path", evidence_text(s, p->package.entries[i].path));
+    evidence_put(e, "path", evidence_message(s, p->package.entries[i].path));
     evidence_put(e, "size_bytes",
                  json_object_new_int64(p->package.entries[i].size_bytes));
     json_object_array_add(entries, e);
@@ -129,7 +137,7 @@ json_object *evidence_runtimes_json(const struct evidence_run *run,
     json_object *o = json_object_new_object();
     json_object *pkg = NULL;
 
-    evidence_put(o, "declared_at", evidence_text(s, r->declared_at));
+    evidence_put(o, "declared_at", evidence_message(s, r->declared_at));
     evidence_put(o, "client", argv_list(s, r->client));
     evidence_put(o, "server", argv_list(s, r->server));
     evidence_put(o, "build", argv_list(s, r->build));
@@ -142,7 +150,7 @@ json_object *evidence_runtimes_json(const struct evidence_run *run,
                                         : r->available ? "available"
                                                        : "unavailable"));
     evidence_put(o, "reason",
-                 r->why_unavailable[0] ? evidence_text(s, r->why_unavailable)
+                 r->why_unavailable[0] ? evidence_message(s, r->why_unavailable)
                                        : NULL);
     for (int p = 0; p < run->npackages; p++)
       if (strcmp(run->packages[p].runtime, r->name) == 0)

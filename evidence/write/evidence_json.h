@@ -20,8 +20,13 @@ void evidence_put(json_object *o, const char *key, json_object *v);
 /* -1 means "not measured": null, never a figure. */
 json_object *evidence_int_or_null(int64_t v);
 
-/* in, scrubbed; NULL (a JSON null) when in is NULL. */
+/* in, scrubbed as text a peer wrote (sanitize_text: its stderr, its argv);
+ * NULL (a JSON null) when in is NULL. */
 json_object *evidence_text(const struct sanitize *s, const char *in);
+
+/* in, scrubbed as text the runner wrote (sanitize_message: a reason, a
+ * message, a path); NULL when in is NULL. */
+json_object *evidence_message(const struct sanitize *s, const char *in);
 
 /* The runtimes the lanes used: commands, toolchain, status, package. */
 json_object *evidence_runtimes_json(const struct evidence_run *run,

@@ -1,12 +1,16 @@
 /* The evidence scrubber (evidence/write/sanitize.c) on text a peer printed.
  *
- * Input: the first byte picks the output buffer's size; then the values to
- * replace, one a line (each by "~"), a NUL byte, and the text. Without a
- * NUL, everything after the first byte is text and nothing is replaced.
+ * Input: the first byte picks the output buffer's size and whether the
+ * text is a peer's (sanitize_text) or the runner's (sanitize_message);
+ * then the values to replace, one a line (each by "~": absolute ones are
+ * folders, others names), a NUL byte, and the text. Without a NUL,
+ * everything after the first byte is text and nothing is replaced.
  *
  * Properties: the output ends within the buffer, is valid UTF-8, and holds
  * no absolute path that still names a folder ("/x/y" at the start of a
- * word: every such path keeps only its last component). */
+ * word: every such path keeps only its last component); text that holds
+ * no '/' and none of the values is never changed (scrubbing is by place
+ * and by the values given, nothing else); a message keeps every name. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +32,18 @@ static void check_no_folder(const char *out)
   }
 }
 
+/* Whether text holds a value of s that may be replaced there: any folder,
+ * and a name (in any case) when the text is a peer's. */
+static int holds_a_value(const struct sanitize *s, const char *text, int peer)
+{
+  for (int i = 0; i < s->nrules; i++)
+    if (s->rules[i].kind == SANITIZE_FOLDER
+            ? strstr(text, s->rules[i].from) != NULL
+            : peer && strcasestr(text, s->rules[i].from) != NULL)
+      return 1;
+  return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   static const size_t sizes[] = {1, 2, 3, 4, 5, 8, 16, 64, 4096};
@@ -38,7 +54,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
   if (size < 1)
     return 0;
-  outlen = sizes[data[0] % (sizeof(sizes) / sizeof(sizes[0]))];
+  size_t nsizes = sizeof(sizes) / sizeof(sizes[0]);
+  int peer = (data[0] / nsizes) % 2 == 0;
+
+  outlen = sizes[data[0] % nsizes];
   data++;
   size--;
 
@@ -68,16 +87,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   memcpy(text, data, size);
   text[size] = '\0'; /* the text ends at its first NUL, as in C */
 
-  sanitize_text(&s, text, out, outlen);
+  if (peer)
+    sanitize_text(&s, text, out, outlen);
+  else
+    sanitize_message(&s, text, out, outlen);
   FUZZ_CHECK(memchr(out, '\0', outlen) != NULL, "the output is not ended");
   FUZZ_CHECK(fuzz_utf8_valid(out, strlen(out)), "the output is not UTF-8");
   check_no_folder(out);
 
   /* What the scrubber has no reason to touch stays as it was. */
-  if (s.nrules == 0 && strchr(text, '/') == NULL && strlen(text) < outlen &&
-      fuzz_utf8_valid(text, strlen(text)))
+  if (strchr(text, '/') == NULL && strchr(text, '\\') == NULL &&
+      strlen(text) < outlen && fuzz_utf8_valid(text, strlen(text)) &&
+      !holds_a_value(&s, text, peer))
     FUZZ_CHECK(strcmp(out, text) == 0,
-               "UTF-8 text without paths or rules was changed");
+               "UTF-8 text without paths or the values was changed");
 
   sanitize_release(&s);
   free(text);
