@@ -23,8 +23,9 @@ void lanes_runtime_release(struct runtime *r)
   argv_release(&r->package.command);
   free(r->package.cwd);
   free(r->package.artifact);
-  for (int i = 0; i < LANES_ENV_MAX; i++)
+  for (int i = 0; r->package.env != NULL && r->package.env[i] != NULL; i++)
     free(r->package.env[i]);
+  free(r->package.env);
   memset(&r->package, 0, sizeof(r->package));
 }
 
@@ -32,8 +33,45 @@ void lanes_release(struct lanes *l)
 {
   for (int i = 0; i < l->nruntimes; i++)
     lanes_runtime_release(&l->runtimes[i]);
-  l->nruntimes = 0;
-  l->nworkloads = 0;
+  free(l->runtimes);
+  free(l->workloads);
+  l->runtimes = NULL;
+  l->workloads = NULL;
+  l->nruntimes = l->runtimes_cap = 0;
+  l->nworkloads = l->workloads_cap = 0;
+}
+
+/* Grows *array (of *cap items of size bytes) to hold need, doubling. */
+static int grow(void **array, int *cap, int need, size_t size)
+{
+  int n = *cap > 0 ? *cap : 4;
+  void *p;
+
+  if (need <= *cap)
+    return 0;
+  while (n < need)
+    n *= 2;
+  p = realloc(*array, (size_t)n * size);
+  if (p == NULL)
+    return -1;
+  memset((char *)p + (size_t)*cap * size, 0, (size_t)(n - *cap) * size);
+  *array = p;
+  *cap = n;
+  return 0;
+}
+
+int lanes_reserve(struct lanes *l, int runtimes, int workloads)
+{
+  if (grow((void **)&l->runtimes, &l->runtimes_cap, runtimes,
+           sizeof(*l->runtimes)) != 0)
+    return -1;
+  return grow((void **)&l->workloads, &l->workloads_cap, workloads,
+              sizeof(*l->workloads));
+}
+
+int lanes_capacity(const struct lanes *l)
+{
+  return l->nruntimes > 0 ? l->nruntimes * l->nruntimes : 1;
 }
 
 struct runtime *lanes_find_runtime(struct lanes *l, const char *name)

@@ -9,12 +9,15 @@
 
 #include "protocol/codec.h"
 
-#define LANES_MAX_RUNTIMES 16
-#define LANES_MAX 256
+/* Input limits of the matrix files together, not sizes of arrays (those
+ * grow): past them a matrix file is refused with its place. */
+#define LANES_MAX_RUNTIMES 256
+#define LANES_MAX_WORKLOADS 256
+#define LANES_ENV_MAX 256 /* variables of one package's env */
+/* Every client against every server. */
+#define LANES_MAX (LANES_MAX_RUNTIMES * LANES_MAX_RUNTIMES)
 #define LANES_ARGV_MAX 32
-#define LANES_ENV_MAX 16
 #define LANES_NAME_MAX 32
-#define LANES_MAX_WORKLOADS 16
 #define LANES_PATH_MAX 4096
 
 /* A NULL-terminated list of owned strings; argv[0] == NULL when absent. */
@@ -27,7 +30,8 @@ struct runtime_package {
   struct lanes_argv command; /* "{out}" stands for the artifact folder */
   char *cwd;                 /* relative to the runtime's folder, or NULL */
   char *artifact;            /* glob of the artifact inside {out} */
-  char *env[LANES_ENV_MAX];  /* "NAME=value", "{out}" substituted */
+  char **env; /* NULL-terminated "NAME=value" ("{out}" substituted when
+                 run), owned; NULL when the package has no env */
 };
 
 struct runtime {
@@ -62,16 +66,27 @@ struct lane {
 };
 
 struct lanes {
-  struct runtime runtimes[LANES_MAX_RUNTIMES];
-  int nruntimes;
-  struct workload workloads[LANES_MAX_WORKLOADS];
-  int nworkloads;
+  struct runtime *runtimes; /* owned, nruntimes of them */
+  int nruntimes, runtimes_cap;
+  struct workload *workloads; /* owned, nworkloads of them */
+  int nworkloads, workloads_cap;
   char root[LANES_PATH_MAX]; /* the repository root; paths in evidence are
                                 relative to it */
 };
 
-/* Frees every runtime's strings and empties l (root is kept). */
+/* Frees every runtime's strings and the arrays, and empties l (root is
+ * kept). */
 void lanes_release(struct lanes *l);
+
+/* Makes room for at least runtimes runtimes and workloads workloads in
+ * all, so that adding up to them (l->runtimes[l->nruntimes++]) cannot
+ * fail. Moves the arrays: no pointer into them may be kept across it.
+ * Returns 0, or -1 when out of memory (l unchanged). */
+int lanes_reserve(struct lanes *l, int runtimes, int workloads);
+
+/* Room for every lane of l (nruntimes squared, at least 1), for
+ * lanes_select. */
+int lanes_capacity(const struct lanes *l);
 
 /* Frees one runtime's strings. */
 void lanes_runtime_release(struct runtime *r);

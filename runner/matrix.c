@@ -230,8 +230,18 @@ static int load_package(struct loader *ld, const yaml_node_t *n,
       rc = load_string(ld, v, &pkg->cwd, "package 'cwd'");
     else {
       int e = 0;
+      size_t pairs;
+
       if (expect_mapping(ld, v, "package 'env'"))
         return -1;
+      pairs = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
+      if (pairs > LANES_ENV_MAX)
+        return fail_at(ld, v, "package 'env' has more than %d variables",
+                       LANES_ENV_MAX);
+      free(pkg->env);
+      pkg->env = calloc(pairs + 1, sizeof(*pkg->env));
+      if (pkg->env == NULL)
+        return fail_at(ld, v, "out of memory");
       for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
            q < v->data.mapping.pairs.top; q++) {
         const char *name = scalar(node(ld, q->key));
@@ -243,10 +253,6 @@ static int load_package(struct loader *ld, const yaml_node_t *n,
         if (value == NULL)
           return fail_at(ld, node(ld, q->value),
                          "expected a string value for '%s'", name);
-        if (e >= LANES_ENV_MAX - 1)
-          return fail_at(ld, node(ld, q->key),
-                         "package 'env' has more than %d variables",
-                         LANES_ENV_MAX - 1);
         len = strlen(name) + strlen(value) + 2;
         pkg->env[e] = malloc(len);
         if (pkg->env[e] == NULL)
@@ -447,11 +453,15 @@ static int load_document(struct loader *ld, struct lanes *into)
       if (section == 0) {
         if (into->nruntimes >= LANES_MAX_RUNTIMES)
           return fail_at(ld, qk, "more than %d runtimes", LANES_MAX_RUNTIMES);
+        if (lanes_reserve(into, into->nruntimes + 1, into->nworkloads) != 0)
+          return fail_at(ld, qk, "out of memory");
         if (load_runtime(ld, qk, qv, &into->runtimes[into->nruntimes++]))
           return -1;
       } else {
         if (into->nworkloads >= LANES_MAX_WORKLOADS)
           return fail_at(ld, qk, "more than %d workloads", LANES_MAX_WORKLOADS);
+        if (lanes_reserve(into, into->nruntimes, into->nworkloads + 1) != 0)
+          return fail_at(ld, qk, "out of memory");
         if (load_workload(ld, qk, qv, &into->workloads[into->nworkloads++]))
           return -1;
       }
@@ -527,7 +537,7 @@ int matrix_load(struct lanes *l, const char *path, char *err, size_t errlen)
   yaml_parser_t parser;
   struct lanes *tmp;
   struct dynbuf text = DYNBUF_INIT(0);
-  int rc = -1, added = 0;
+  int rc = -1, added = 0, wadd = 0;
 
   memset(&ld, 0, sizeof(ld));
   ld.path = path;
@@ -576,13 +586,20 @@ int matrix_load(struct lanes *l, const char *path, char *err, size_t errlen)
              LANES_MAX_RUNTIMES);
     rc = -1;
   }
-  for (int i = 0, wadd = 0; rc == 0 && i < tmp->nworkloads; i++) {
+  for (int i = 0; rc == 0 && i < tmp->nworkloads; i++) {
     if (lanes_find_workload(l, tmp->workloads[i].name) == NULL &&
         l->nworkloads + ++wadd > LANES_MAX_WORKLOADS) {
       snprintf(err, errlen, "%s: more than %d workloads in all", path,
                LANES_MAX_WORKLOADS);
       rc = -1;
     }
+  }
+  /* Room first: merging moves the strings into l and cannot stop half
+   * way. */
+  if (rc == 0 &&
+      lanes_reserve(l, l->nruntimes + added, l->nworkloads + wadd) != 0) {
+    snprintf(err, errlen, "%s: out of memory", path);
+    rc = -1;
   }
   if (rc == 0)
     merge(l, tmp);

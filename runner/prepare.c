@@ -136,6 +136,8 @@ static int listed(struct runtime *const *seen, int n, const struct runtime *r)
 
 int prepare_used_runtimes(const struct lane *sel, int n, struct runtime **out)
 {
+  /* Linear look-ups: n lanes of r runtimes cost n * r, small beside one
+   * sample. */
   int count = 0;
   for (int i = 0; i < n; i++) {
     if (!listed(out, count, sel[i].client))
@@ -146,10 +148,20 @@ int prepare_used_runtimes(const struct lane *sel, int n, struct runtime **out)
   return count;
 }
 
+/* The distinct runtimes of sel, malloc'd (room for 2n), or NULL with
+ * *count 0 when out of memory. */
+static struct runtime **used_runtimes(const struct lane *sel, int n, int *count)
+{
+  struct runtime **used = calloc((size_t)(2 * n + 1), sizeof(*used));
+
+  *count = used != NULL ? prepare_used_runtimes(sel, n, used) : 0;
+  return used;
+}
+
 void prepare_runtimes(const struct lane *sel, int n, FILE *log)
 {
-  struct runtime *used[LANES_MAX_RUNTIMES];
-  int count = prepare_used_runtimes(sel, n, used);
+  int count;
+  struct runtime **used = used_runtimes(sel, n, &count);
 
   for (int i = 0; i < count; i++) {
     struct runtime *r = used[i];
@@ -169,6 +181,7 @@ void prepare_runtimes(const struct lane *sel, int n, FILE *log)
     check_built(r, &r->client, "client");
     check_built(r, &r->server, "server");
   }
+  free(used);
 }
 
 /* s with every "{out}" replaced by dir; malloc'd. */
@@ -207,17 +220,27 @@ static int pack_once(struct runtime *r, struct tempdir *t, char *artifact,
                      size_t len, char *err, size_t errlen)
 {
   struct runtime_package *pkg = &r->package;
-  char *argv[LANES_ARGV_MAX] = {NULL}, *env[LANES_ENV_MAX] = {NULL};
+  char *argv[LANES_ARGV_MAX] = {NULL}, **env;
   char cwd[LANES_PATH_MAX + 512], cmd[256], why[320];
   struct command_result res;
   int na = 0, ne = 0, rc = -1;
 
-  if (tempdir_create(t, err, errlen) != 0)
+  while (pkg->env != NULL && pkg->env[ne] != NULL)
+    ne++;
+  env = calloc((size_t)ne + 1, sizeof(*env));
+  if (env == NULL) {
+    snprintf(err, errlen, "out of memory");
     return -1;
+  }
+  ne = 0;
+  if (tempdir_create(t, err, errlen) != 0) {
+    free(env);
+    return -1;
+  }
   for (; pkg->command.argv[na] != NULL; na++)
     if ((argv[na] = subst(pkg->command.argv[na], t->path)) == NULL)
       goto oom;
-  for (; pkg->env[ne] != NULL; ne++)
+  for (; pkg->env != NULL && pkg->env[ne] != NULL; ne++)
     if ((env[ne] = subst(pkg->env[ne], t->path)) == NULL)
       goto oom;
   if (pkg->cwd != NULL)
@@ -245,6 +268,7 @@ oom:
 out:
   free_list(argv, na);
   free_list(env, ne);
+  free(env);
   return rc;
 }
 
@@ -288,8 +312,8 @@ done:
 int prepare_packages(const struct lane *sel, int n, struct model_package *out,
                      FILE *log)
 {
-  struct runtime *used[LANES_MAX_RUNTIMES];
-  int count = prepare_used_runtimes(sel, n, used), filled = 0;
+  int count, filled = 0;
+  struct runtime **used = used_runtimes(sel, n, &count);
 
   for (int i = 0; i < count; i++) {
     struct runtime *r = used[i];
@@ -301,6 +325,7 @@ int prepare_packages(const struct lane *sel, int n, struct model_package *out,
     }
     pack_runtime(r, &out[filled++]);
   }
+  free(used);
   return filled;
 }
 
@@ -313,8 +338,8 @@ static const char *const *argv_or_null(const struct lanes_argv *a)
 int prepare_describe_runtimes(const struct lane *sel, int n, const char *root,
                               struct model_runtime *out)
 {
-  struct runtime *used[LANES_MAX_RUNTIMES];
-  int count = prepare_used_runtimes(sel, n, used);
+  int count;
+  struct runtime **used = used_runtimes(sel, n, &count);
 
   for (int i = 0; i < count; i++) {
     const struct runtime *r = used[i];
@@ -333,5 +358,6 @@ int prepare_describe_runtimes(const struct lane *sel, int n, const char *root,
     m->why_unavailable = r->why_unavailable;
     m->declares_package = r->package.present;
   }
+  free(used);
   return count;
 }

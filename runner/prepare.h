@@ -12,11 +12,11 @@
 #include "runner/package.h"
 
 /* The distinct runtimes of the selected lanes, in lane order, into out
- * (room for LANES_MAX_RUNTIMES). Returns how many. */
+ * (room for 2 * n). Returns how many. */
 int prepare_used_runtimes(const struct lane *sel, int n, struct runtime **out);
 
 /* The distinct runtimes of the selected lanes as the evidence describes
- * them, in lane order, into out (room for LANES_MAX_RUNTIMES), after
+ * them, in lane order, into out (room for 2 * n), after
  * prepare_runtimes. root is the repository's: declared_at is relative to
  * it. Returns how many. */
 int prepare_describe_runtimes(const struct lane *sel, int n, const char *root,
@@ -31,7 +31,7 @@ int prepare_describe_runtimes(const struct lane *sel, int n, const char *root,
 void prepare_runtimes(const struct lane *sel, int n, FILE *log);
 
 /* Packs and measures every available runtime of the selected lanes that
- * declares a package. out has room for LANES_MAX_RUNTIMES entries; returns
+ * declares a package. out has room for 2 * n entries; returns
  * how many were filled. Release each with model_package_release(). */
 int prepare_packages(const struct lane *sel, int n, struct model_package *out,
                      FILE *log);

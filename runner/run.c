@@ -106,10 +106,10 @@ static int select_lanes(const struct cli_options *o, struct lanes *l,
   char err[512];
   int n;
 
-  *sel = calloc(LANES_MAX, sizeof(**sel));
+  *sel = calloc((size_t)lanes_capacity(l), sizeof(**sel));
   if (*sel == NULL)
     return -1;
-  n = lanes_select(l, o->lanes, *sel, LANES_MAX, err, sizeof(err));
+  n = lanes_select(l, o->lanes, *sel, lanes_capacity(l), err, sizeof(err));
   if (n < 0) {
     fprintf(errf, "crossrun: %s\n", err);
     return -2;
@@ -173,7 +173,7 @@ struct run_state {
   struct evidence_lane *lanes;
   struct lane *sel;
   int n, lanes_total;
-  struct model_runtime runtimes[LANES_MAX_RUNTIMES];
+  struct model_runtime *runtimes; /* room for 2n: a lane has two */
   struct model_package *packages;
   int npackages;
   int *order, nrunnable;
@@ -218,7 +218,7 @@ static int out_writable(const char *path, FILE *errf)
  * the selection again, before sharding. */
 static int expect_stale(struct run_state *st)
 {
-  struct lane *all = calloc(LANES_MAX, sizeof(*all));
+  struct lane *all = calloc((size_t)lanes_capacity(st->l), sizeof(*all));
   char err[1024];
   int n, rc = -1;
 
@@ -226,7 +226,8 @@ static int expect_stale(struct run_state *st)
     fprintf(st->errf, "crossrun: out of memory\n");
     return -1;
   }
-  n = lanes_select(st->l, st->o->lanes, all, LANES_MAX, err, sizeof(err));
+  n = lanes_select(st->l, st->o->lanes, all, lanes_capacity(st->l), err,
+                   sizeof(err));
   if (n >= 0)
     rc = expect_check_lanes(st->expect, all, n, err, sizeof(err));
   if (rc != 0)
@@ -247,9 +248,11 @@ static int run_setup(struct run_state *st)
   st->n = n > 0 ? n : 0;
   if (n > 0) {
     st->order = calloc((size_t)n, sizeof(*st->order));
-    st->packages = calloc(LANES_MAX_RUNTIMES, sizeof(*st->packages));
+    st->packages = calloc((size_t)(2 * n), sizeof(*st->packages));
+    st->runtimes = calloc((size_t)(2 * n), sizeof(*st->runtimes));
   }
-  if (n < 0 || st->order == NULL || st->packages == NULL) {
+  if (n < 0 || st->order == NULL || st->packages == NULL ||
+      st->runtimes == NULL) {
     fprintf(st->errf, "crossrun: out of memory\n");
     return RUN_EXIT_RUNNER;
   }
@@ -503,6 +506,7 @@ static void run_release(struct run_state *st)
   for (int i = 0; i < st->npackages; i++)
     model_package_release(&st->packages[i]);
   free(st->packages);
+  free(st->runtimes);
   free(st->lanes);
   free(st->sel);
   free(st->order);

@@ -160,6 +160,78 @@ static void test_limits(void)
   free(l);
 }
 
+/* A matrix of n runtimes r1..rn, the first with a package of nenv
+ * variables; malloc'd. */
+static char *many_runtimes(int n, int nenv)
+{
+  size_t cap = (size_t)n * 96 + (size_t)nenv * 32 + 256, used = 0;
+  char *text = malloc(cap);
+
+  if (text == NULL)
+    return NULL;
+  used += (size_t)snprintf(text + used, cap - used, "runtimes:\n");
+  for (int i = 1; i <= n; i++) {
+    used += (size_t)snprintf(text + used, cap - used,
+                             "  r%d:\n    client: [c]\n    server: [s]\n", i);
+    if (i == 1 && nenv > 0) {
+      used += (size_t)snprintf(text + used, cap - used,
+                               "    package:\n      command: [p]\n"
+                               "      artifact: '*.tgz'\n      env:\n");
+      for (int e = 0; e < nenv; e++)
+        used += (size_t)snprintf(text + used, cap - used,
+                                 "        V%d: value%d\n", e, e);
+    }
+  }
+  return text;
+}
+
+static void test_many(void)
+{
+  struct lanes *l = calloc(1, sizeof(*l));
+  char *text = many_runtimes(40, 40), err[512];
+  struct lane *sel = NULL;
+  const char *path;
+  int n = -1, env = 0;
+
+  if (l == NULL || text == NULL) {
+    free(l);
+    free(text);
+    return;
+  }
+  path = write_file("many.yaml", text, strlen(text));
+  TAP_OK(matrix_load(l, path, err, sizeof(err)) == 0 && l->nruntimes == 40,
+         "a matrix of 40 runtimes loads: %s", l->nruntimes == 40 ? "" : err);
+  if (l->nruntimes == 40) {
+    sel = calloc((size_t)lanes_capacity(l), sizeof(*sel));
+    n = sel ? lanes_select(l, NULL, sel, lanes_capacity(l), err, sizeof(err))
+            : -1;
+    for (char **e = l->runtimes[0].package.env; e && *e; e++)
+      env++;
+  }
+  TAP_OK(n == 1600 && strcmp(sel[1599].name, "r40-r40") == 0,
+         "and makes 1600 lanes (%d)", n);
+  TAP_OK(env == 40 &&
+             strcmp(l->runtimes[0].package.env[39], "V39=value39") == 0,
+         "a package env of 40 variables is kept whole (%d)", env);
+  free(sel);
+  lanes_release(l);
+  free(text);
+  text = many_runtimes(LANES_MAX_RUNTIMES + 1, 0);
+  path = text ? write_file("too-many.yaml", text, strlen(text)) : NULL;
+  TAP_OK(path && matrix_load(l, path, err, sizeof(err)) == -1 &&
+             strstr(err, "more than 256 runtimes") && l->nruntimes == 0,
+         "the documented limit, 256 runtimes, is an input limit: %s", err);
+  free(text);
+  text = many_runtimes(1, LANES_ENV_MAX + 1);
+  path = text ? write_file("big-env.yaml", text, strlen(text)) : NULL;
+  TAP_OK(path && matrix_load(l, path, err, sizeof(err)) == -1 &&
+             strstr(err, "more than 256 variables"),
+         "and so is a package env of more than 256 variables: %s", err);
+  free(text);
+  lanes_release(l);
+  free(l);
+}
+
 static void test_merge(void)
 {
   struct lanes *l = calloc(1, sizeof(*l));
@@ -299,6 +371,7 @@ int main(void)
   }
   test_bad_files();
   test_limits();
+  test_many();
   test_merge();
   test_repository_matrix();
   test_damage();

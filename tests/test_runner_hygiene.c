@@ -336,6 +336,41 @@ static void test_packages(void)
     json_object_put(doc);
 }
 
+static void test_forty_runtimes(void)
+{
+  char *m = malloc(40 * 2200 + 512), out[700];
+  size_t used = 0;
+  json_object *doc;
+  int rc;
+
+  if (m == NULL)
+    return;
+  used += (size_t)sprintf(m, "runtimes:\n");
+  for (int i = 1; i <= 40; i++)
+    used += (size_t)sprintf(m + used,
+                            "  r%d:\n    client: [%s, client, ok]\n"
+                            "    server: [%s, server, ok]\n",
+                            i, fixture, fixture);
+  sprintf(m + used, "workloads:\n  quick: {warmup: 10, round_trips: 200, "
+                    "payload_bytes: 16, max_in_flight: 4, samples: 1}\n");
+  write_file("forty.yaml", m);
+  free(m);
+  snprintf(out, sizeof(out), "%s/forty.json", dir);
+  rc = sh("cd %s && %s quick --matrix forty.yaml --lanes r40-r1,r1-r40,r17-r23 "
+          "--no-packages --out %s >forty.out 2>forty.err",
+          dir, crossrun, out);
+  doc = json_object_from_file(out);
+  TAP_OK(rc == 0 && doc &&
+             json_object_object_length(json_at(doc, "lanes")) == 3 &&
+             strcmp(json_str_at(doc, "lanes.r40-r1.summary.status"),
+                    "passed") == 0 &&
+             strcmp(json_str_at(doc, "lanes.r17-r23.summary.status"),
+                    "passed") == 0,
+         "a matrix of 40 runtimes runs (exit %d)", rc);
+  if (doc)
+    json_object_put(doc);
+}
+
 int main(void)
 {
   const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
@@ -355,6 +390,7 @@ int main(void)
   test_not_executable();
   test_unavailable();
   test_packages();
+  test_forty_runtimes();
   if (getenv("KEEP_TEST_DIR") == NULL)
     sh("chmod -R u+w %s; rm -rf %s", dir, dir);
   else

@@ -56,6 +56,8 @@ static void test_glob_and_select(void)
          "glob matches '*' and '?' like a shell");
   memset(&l, 0, sizeof(l));
   const char *names[] = {"c", "node", "baseline"};
+  if (!TAP_OK(lanes_reserve(&l, 3, 0) == 0, "room for three runtimes"))
+    return;
   for (int i = 0; i < 3; i++) {
     snprintf(l.runtimes[i].name, sizeof(l.runtimes[i].name), "%s", names[i]);
     l.runtimes[i].hidden = i == 2;
@@ -77,6 +79,7 @@ static void test_glob_and_select(void)
          "an entry that matches nothing is an error: %s", err);
   n = lanes_select(&l, "c-c,", out, 16, err, sizeof(err));
   TAP_OK(n == -1, "an empty entry is an error: %s", err);
+  lanes_release(&l);
 }
 
 static int parse(const char *line, struct cli_options *o, char *err,
