@@ -215,8 +215,9 @@ static void print_comparisons(FILE *f, const struct evidence_run *run)
   if (ref == NULL)
     return;
   fprintf(f,
-          "\nagainst %s (ratio of medians; exact Mann-Whitney U, two-"
-          "sided, 0.05; within 5%%: tie; ~: not significant):\n",
+          "\nagainst %s (ratio of medians; Mann-Whitney U over every "
+          "sample, exact up to 150 a side, two-sided, 0.05; within 5%%: tie; "
+          "~: not significant):\n",
           ref->name);
   for (int l = 0; l < run->nlanes; l++) {
     const struct evidence_lane *lane = &run->lanes[l];

@@ -1,8 +1,10 @@
 /* evidence/compare: the exact Mann-Whitney U test, the ratio of medians
  * and its verdict, a lane's times taken from its samples, and whether a
  * lane is stable enough to compare, with their edges: empty and one-sample
- * sides, ties, too many samples, a zero or NaN reference. */
+ * sides, ties, a zero or NaN reference, and lanes of far more than 64
+ * samples, every one of which counts. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "evidence/write/compare.h"
@@ -10,6 +12,7 @@
 #include "tests/tap.h"
 
 #define NSAMPLES 8
+#define BIG 300 /* samples a side, far beyond 64 */
 
 /* A lane whose passed samples took ns[i] per round trip over 1000 round
  * trips (ns[i] < 0: a failed sample, no time). */
@@ -36,7 +39,7 @@ static void lane_of(struct lane_fixture *f, const double *ns, int n)
 
 static void test_mann_whitney_edges(void)
 {
-  double a[COMPARE_MAX_SAMPLES + 1], b[COMPARE_MAX_SAMPLES + 1];
+  double a[BIG], b[BIG];
   double x[] = {1, 2, 3}, y[] = {4, 5, 6};
   double t1[] = {1, 1, 1}, t2[] = {1, 1, 1};
   double p1[] = {1, 2, 2}, p2[] = {2, 3, 3};
@@ -44,19 +47,22 @@ static void test_mann_whitney_edges(void)
 
   TAP_EQ_INT(compare_mann_whitney(x, 0, y, 3, &u, &p), -1, "empty a");
   TAP_EQ_INT(compare_mann_whitney(x, 3, y, 0, &u, &p), -1, "empty b");
-  for (int i = 0; i <= COMPARE_MAX_SAMPLES; i++) {
+  for (int i = 0; i < BIG; i++) {
     a[i] = i;
     b[i] = i + 0.5;
   }
-  TAP_EQ_INT(compare_mann_whitney(a, COMPARE_MAX_SAMPLES + 1, b, 3, &u, &p), -1,
-             "one sample more than COMPARE_MAX_SAMPLES is refused");
-  if (TAP_EQ_INT(compare_mann_whitney(a, COMPARE_MAX_SAMPLES, b,
-                                      COMPARE_MAX_SAMPLES, &u, &p),
-                 0, "COMPARE_MAX_SAMPLES on each side"))
+  if (TAP_EQ_INT(compare_mann_whitney(a, 64, b, 64, &u, &p), 0,
+                 "64 on each side"))
     TAP_OK(p > 0.05 && p <= 1,
            "64 against 64 interleaved: not significant "
            "(p=%g)",
            p);
+  if (TAP_EQ_INT(compare_mann_whitney(a, BIG, b, BIG, &u, &p), 0,
+                 "%d on each side: no limit at 64", BIG))
+    TAP_OK(p > 0.05 && p <= 1,
+           "%d against %d interleaved: not significant "
+           "(p=%g)",
+           BIG, BIG, p);
 
   TAP_EQ_INT(compare_mann_whitney(x, 1, y, 1, &u, &p), 0, "one against one");
   TAP_EQ_DBL(u, 0, 0, "1 vs 1: U=0");
@@ -82,6 +88,183 @@ static void test_mann_whitney_edges(void)
   compare_mann_whitney(x, 3, y, 2, &u, &p);
   TAP_EQ_DBL(u, 0, 0, "3 vs 2 apart: U=0");
   TAP_EQ_DBL(p, 0.2, 1e-12, "3 vs 2 apart: p=2/10");
+}
+
+/* P(U1 <= u) for na against nb without ties, by counting every way of
+ * placing the a's among the na + nb ranks. */
+static double cdf_by_enumeration(int na, int nb, double u)
+{
+  long below = 0, total = 0;
+  int n = na + nb;
+
+  for (long set = 0; set < (1L << n); set++) {
+    int k = 0;
+    double u1 = 0;
+    for (int r = 0; r < n; r++)
+      if (set & (1L << r))
+        u1 += r - k++; /* the b's ranked below this a */
+    if (k != na)
+      continue;
+    total++;
+    below += u1 <= u;
+  }
+  return (double)below / (double)total;
+}
+
+static void test_exact_p(void)
+{
+  static const int sizes[][2] = {{5, 6}, {7, 4}, {8, 8}, {1, 9}, {10, 6}};
+  unsigned seed = 12345;
+  double a[BIG], b[BIG], u, p, mu, sigma, want;
+  int worst = 1;
+
+  /* Distinct values in a scrambled order, so every U of each size turns
+   * up somewhere across the trials. */
+  for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+    int na = sizes[s][0], nb = sizes[s][1];
+    for (int trial = 0; trial < 20; trial++) {
+      for (int i = 0; i < na + nb; i++) {
+        seed = seed * 1103515245u + 12345u;
+        double v = (double)(seed >> 8) + i * 1e-3;
+        if (i < na)
+          a[i] = v;
+        else
+          b[i - na] = v;
+      }
+      compare_mann_whitney(a, na, b, nb, &u, &p);
+      want = fmin(1.0, 2 * cdf_by_enumeration(na, nb, u));
+      if (fabs(p - want) > 1e-12 * want) {
+        worst = 0;
+        tap_diag("%d vs %d, U=%g: p=%.17g, counted %.17g", na, nb, u, p, want);
+      }
+    }
+  }
+  TAP_OK(worst, "the exact p equals the count of arrangements (5 sizes)");
+
+  /* 70 against 70 apart: only one arrangement of 140 ranks on each side
+   * is as extreme, p = 2 / C(140, 70), a number near 1e-41. */
+  for (int i = 0; i < 70; i++) {
+    a[i] = i;
+    b[i] = 100 + i;
+  }
+  compare_mann_whitney(a, 70, b, 70, &u, &p);
+  want = 2 / exp(lgamma(141) - 2 * lgamma(71));
+  TAP_EQ_DBL(u, 0, 0, "70 vs 70 apart: U=0");
+  TAP_OK(fabs(p - want) <= 1e-9 * want,
+         "70 vs 70 apart: p=2/C(140,70) "
+         "(%.6g, want %.6g)",
+         p, want);
+
+  /* 150 against 150 shifted by 25.5, the largest exact size: U = 7750,
+   * and 2 P(U <= 7750) from the 2-D recursion of the probabilities over
+   * (m, n), which only adds (2.55e-6). */
+  for (int i = 0; i < 150; i++) {
+    a[i] = i;
+    b[i] = i + 25.5;
+  }
+  TAP_OK(compare_p_is_exact(150, 150) && compare_p_is_exact(150, 1000) &&
+             !compare_p_is_exact(151, 151),
+         "exact while the smaller side has at most 150 samples");
+  compare_mann_whitney(a, 150, b, 150, &u, &p);
+  TAP_EQ_DBL(u, 7750, 0, "150 vs 150 shifted: U=7750");
+  want = 2 * 1.2773190073682576e-06;
+  TAP_OK(fabs(p - want) <= 1e-10 * want,
+         "150 vs 150 shifted: exact p=%.17g "
+         "(want %.17g)",
+         p, want);
+
+  /* 300 against 300 shifted by 25: the normal approximation with
+   * continuity correction. */
+  for (int i = 0; i < BIG; i++) {
+    a[i] = i;
+    b[i] = i + 25.5;
+  }
+  compare_mann_whitney(a, BIG, b, BIG, &u, &p);
+  mu = BIG * BIG / 2.0;
+  sigma = sqrt(BIG * BIG * (2.0 * BIG + 1) / 12.0);
+  want = erfc(-((u + 0.5 - mu) / sigma) / sqrt(2.0));
+  TAP_OK(p > 0 && fabs(p - want) <= 1e-12 * want,
+         "300 vs 300: p=%g, the normal approximation's %g", p, want);
+}
+
+/* A lane of n samples on the heap, ns(i) per round trip each. */
+static struct evidence_lane *big_lane(const char *name, int n,
+                                      double (*ns)(int))
+{
+  struct evidence_lane *l = calloc(1, sizeof(*l));
+  l->name = name;
+  l->client_runtime = "c";
+  l->server_runtime = "c";
+  l->samples = calloc((size_t)n, sizeof(*l->samples));
+  l->nsamples = n;
+  for (int i = 0; i < n; i++) {
+    struct model_sample *r = &l->samples[i].result;
+    l->samples[i].round = i + 1;
+    r->status = MODEL_PASSED;
+    r->have_result = 1;
+    r->result.round_trips = 1000;
+    r->result.elapsed_ns = (int64_t)(ns(i) * 1000);
+  }
+  return l;
+}
+
+static void big_lane_free(struct evidence_lane *l)
+{
+  free(l->samples);
+  free(l);
+}
+
+static double ref_ns(int i)
+{
+  return 100 + i % 10;
+}
+/* The reference's times for the first 64 rounds, then twice as fast. */
+static double later_fast_ns(int i)
+{
+  return i < 64 ? ref_ns(i) : 50;
+}
+/* Steady, but for one sample 3 times slower after round 64. */
+static double late_outlier_ns(int i)
+{
+  return i == 150 ? 300 : ref_ns(i);
+}
+
+static void test_beyond_64(void)
+{
+  struct evidence_lane *ref = big_lane("c-c", 200, ref_ns);
+  struct evidence_lane *lane = big_lane("c-node", 200, later_fast_ns);
+  struct evidence_lane *odd = big_lane("c-c", 200, late_outlier_ns);
+  struct compare_lane cl[2];
+  struct compare_result r;
+  json_object *all, *pair;
+  char why[256];
+
+  if (TAP_EQ_INT(compare_lanes(lane, ref, &r), 0, "200 samples a side"))
+    TAP_EQ_STR(r.verdict, "faster",
+               "every sample counts: the 136 after round 64 make it faster");
+  TAP_EQ_DBL(r.ratio, 50 / 104.5, 1e-12, "the median of all 200 samples");
+
+  TAP_EQ_INT(compare_lane_of(ref, &cl[0]), 0, "the reference's times");
+  TAP_EQ_INT(compare_lane_of(lane, &cl[1]), 0, "the lane's times");
+  TAP_EQ_INT(cl[1].ntimes, 200, "compare_lane_of keeps all 200 times");
+  all = compare_run_json(cl, 2);
+  pair = json_object_object_get(all, "c-node vs c-c");
+  TAP_EQ_STR(json_object_get_string(json_object_object_get(pair, "verdict")),
+             "faster", "the evidence's comparison uses every sample");
+  TAP_EQ_DBL(
+      json_object_get_double(json_object_object_get(pair, "ratio_of_medians")),
+      50 / 104.5, 1e-12, "the evidence's ratio of all the medians");
+  json_object_put(all);
+  compare_lane_release(&cl[0]);
+  compare_lane_release(&cl[1]);
+  TAP_NULL(cl[0].times, "compare_lane_release clears the times");
+
+  TAP_EQ_INT(compare_stable(odd, why, sizeof(why)), 0,
+             "an outlier at round 151 makes a lane unstable");
+  TAP_EQ_STR(why, "max/min 3.00 > 1.2", "the outlier's spread");
+  big_lane_free(ref);
+  big_lane_free(lane);
+  big_lane_free(odd);
 }
 
 static void test_times(void)
@@ -218,6 +401,8 @@ static void test_coverage(void)
 int main(void)
 {
   test_mann_whitney_edges();
+  test_exact_p();
+  test_beyond_64();
   test_times();
   test_lanes();
   test_stable();

@@ -619,6 +619,8 @@ static json_object *body_comparisons(const struct body *b,
   for (int i = 0; i < b->n; i++)
     compare_lane_of(&b->model[i], &cl[i]);
   all = compare_run_json(cl, b->n);
+  for (int i = 0; i < b->n; i++)
+    compare_lane_release(&cl[i]);
   free(cl);
   if (origins == NULL)
     return all;

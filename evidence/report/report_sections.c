@@ -480,8 +480,9 @@ static void comparisons(struct report_sink *s, const struct report_platform *p)
   if (p->ncomparisons == 0)
     return;
   s->ops->section.begin(s, 3, "Comparisons", NULL, NULL, -1);
-  prose(s, "Ratio of medians; exact two-sided Mann-Whitney U at 0.05; within "
-           "5% is a tie; ~ is not significant.");
+  prose(s, "Ratio of medians; two-sided Mann-Whitney U over every sample "
+           "(exact up to 150 a side) at 0.05; within 5% is a tie; ~ is not "
+           "significant.");
   s->ops->table.begin(s, cols, 6);
   for (int i = 0; i < p->ncomparisons; i++) {
     const struct report_comparison *c = &p->comparisons[i];

@@ -8,17 +8,25 @@
 
 #include "evidence/write/evidence.h"
 
-#define COMPARE_MAX_SAMPLES 64
 #define COMPARE_TIE_RATIO 0.05 /* medians within 5%: a tie */
 #define COMPARE_ALPHA 0.05
 #define COMPARE_MAX_SPREAD 1.2 /* max / min above this: not stable */
+/* The p-value is exact (to about 1e-13 of itself) while the smaller side
+ * has at most this many samples, whatever the larger; beyond, the normal
+ * approximation. */
+#define COMPARE_EXACT_MAX_SIDE 150
 
-/* U (the smaller of U1 and U2, ties counted one half) and the exact
- * two-sided p-value from the distribution of U without ties, for samples
- * a[0..na) and b[0..nb), each at most COMPARE_MAX_SAMPLES long. Returns
- * 0, or -1 when a side is empty or too long. */
+/* U (the smaller of U1 and U2, ties counted one half) and the two-sided
+ * p-value from the distribution of U without ties, for samples a[0..na)
+ * and b[0..nb), of any length: exact where compare_p_is_exact, else from
+ * the normal approximation with continuity correction. Returns 0, or -1
+ * when a side is empty or out of memory. */
 int compare_mann_whitney(const double *a, int na, const double *b, int nb,
                          double *u, double *p);
+
+/* 1 when the p-value of na against nb samples is exact (see
+ * COMPARE_EXACT_MAX_SIDE), 0 when it is the normal approximation. */
+int compare_p_is_exact(int na, int nb);
 
 struct compare_result {
   double ratio; /* median of lane / median of the reference */
@@ -29,13 +37,14 @@ struct compare_result {
 
 /* Compares two sets of times (ns per round trip; not modified): the ratio
  * of their medians (a over b), the exact Mann-Whitney U and p, and the
- * verdict. Returns 0, or -1 when a side is empty or too long or b's
- * median is 0. */
+ * verdict. Returns 0, or -1 when a side is empty, b's median is 0 or out
+ * of memory. */
 int compare_times(const double *a, int na, const double *b, int nb,
                   struct compare_result *r);
 
 /* Compares the passed samples' ns per round trip of lane against ref.
- * Returns 0, or -1 when either has no timed sample or ref's median is 0. */
+ * Returns 0, or -1 when either has no timed sample, ref's median is 0 or
+ * out of memory. */
 int compare_lanes(const struct evidence_lane *lane,
                   const struct evidence_lane *ref, struct compare_result *r);
 
@@ -43,14 +52,18 @@ int compare_lanes(const struct evidence_lane *lane,
  * (compare_lane_of) or from an evidence document (evidence/merge/merge.c). */
 struct compare_lane {
   const char *name;
-  int same_runtime;                  /* its client and server are one runtime */
-  double times[COMPARE_MAX_SAMPLES]; /* passed samples' ns per round trip */
+  int same_runtime; /* its client and server are one runtime */
+  double *times;    /* passed samples' ns per round trip, every one */
   int ntimes;
 };
 
-/* The times of a lane's passed samples, in round order. */
-void compare_lane_of(const struct evidence_lane *lane,
-                     struct compare_lane *out);
+/* The times of a lane's passed samples, in round order, into a new array
+ * that compare_lane_release frees; out->name borrows lane->name. Returns
+ * 0, or -1 when out of memory (out->times NULL, ntimes 0). */
+int compare_lane_of(const struct evidence_lane *lane, struct compare_lane *out);
+
+/* Frees lane->times (and sets it to NULL); NULL times is allowed. */
+void compare_lane_release(struct compare_lane *lane);
 
 /* The comparisons of a run, as the evidence's "comparisons" object: each
  * lane against EVIDENCE_REFERENCE_LANE, and each pair of same-runtime

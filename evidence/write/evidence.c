@@ -313,6 +313,8 @@ static json_object *comparisons_json(const struct evidence_run *run)
   for (int i = 0; i < run->nlanes; i++)
     compare_lane_of(&run->lanes[i], &lanes[i]);
   all = compare_run_json(lanes, run->nlanes);
+  for (int i = 0; i < run->nlanes; i++)
+    compare_lane_release(&lanes[i]);
   free(lanes);
   return all;
 }
