@@ -1,7 +1,8 @@
 /* The report's sections against a sink (evidence/report/report_sink.h): a sink
  * that records each call shows what every format is given, in which
  * order, and that a sink without charts is never asked for one; the
- * Markdown sink's output of a small document is checked line by line. */
+ * Markdown sink's output of a small document is checked line by line; the
+ * exact or sampled label of each peak RSS in the Markdown and the HTML. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -337,7 +338,9 @@ static void test_sections(void)
 
 /* ---- the Markdown sink ---- */
 
-static char *markdown_of(const struct report *r)
+/* What a renderer (report_markdown, report_html) writes of r, or NULL. */
+static char *rendered(const struct report *r,
+                      int (*render)(const struct report *, FILE *))
 {
   char *text = NULL;
   size_t len = 0;
@@ -345,13 +348,18 @@ static char *markdown_of(const struct report *r)
 
   if (f == NULL)
     return NULL;
-  if (report_markdown(r, f) != 0) {
+  if (render(r, f) != 0) {
     fclose(f);
     free(text);
     return NULL;
   }
   fclose(f);
   return text;
+}
+
+static char *markdown_of(const struct report *r)
+{
+  return rendered(r, report_markdown);
 }
 
 static void test_markdown(void)
@@ -385,9 +393,126 @@ static void test_markdown(void)
   report_release(&r);
 }
 
+/* ---- how each peak was taken: exact or sampled ---- */
+
+/* c-c: every peak the peer's own; rust-rust: a client peak that is the
+ * last reading while it ran; node-node: peaks whose source is not said. */
+#define MEM_SAMPLE(rss, csrc, ssrc)                                            \
+  "{\"round\":1,\"status\":\"passed\",\"ns_per_round_trip\":100,"              \
+  "\"client\":{\"memory\":{\"peak_rss_bytes\":" rss csrc "}},"                 \
+  "\"server\":{\"memory\":{\"peak_rss_bytes\":" rss ssrc "}}}"
+#define SRC(x) ",\"peak_rss_source\":\"" x "\""
+#define MEM_LANE(rt, a, b)                                                     \
+  "\"" rt "-" rt "\":{\"client_runtime\":\"" rt "\",\"server_runtime\":\"" rt  \
+  "\",\"samples\":[" a "," b "]}"
+static const char *const doc_memory =
+    "{\"schema_version\":1,\"mode\":\"full\",\"performance_claims\":true,"
+    "\"machine\":{\"os\":\"linux\"},\"lanes\":{" MEM_LANE(
+        "c",
+        MEM_SAMPLE("1048576", SRC("exit_accounting_peak"),
+                   SRC("exit_accounting_peak")),
+        MEM_SAMPLE(
+            "1048576", SRC("os_lifetime_peak"),
+            SRC("exit_accounting_peak"))) "," MEM_LANE("rust",
+                                                       MEM_SAMPLE(
+                                                           "2097152",
+                                                           SRC("exit_"
+                                                               "accounting_"
+                                                               "peak"),
+                                                           SRC("exit_"
+                                                               "accounting_"
+                                                               "peak")),
+                                                       MEM_SAMPLE(
+                                                           "2097152",
+                                                           SRC("sampled_peak_"
+                                                               "since_exec"),
+                                                           SRC("exit_"
+                                                               "accounting_"
+                                                               "peak"))) "," MEM_LANE("node",
+                                                                                      MEM_SAMPLE(
+                                                                                          "3145728",
+                                                                                          "",
+                                                                                          ""),
+                                                                                      MEM_SAMPLE(
+                                                                                          "3145728",
+                                                                                          "",
+                                                                                          "")) "}}";
+
+static void test_rss_labels(void)
+{
+  struct report r;
+  const struct report_lane *l;
+  char *md, *html;
+
+  if (load(&r, "memory.json", doc_memory) != 0) {
+    TAP_OK(0, "the memory document loads");
+    return;
+  }
+  l = report_find_lane(&r.platforms[0], "c-c");
+  TAP_OK(l && l->client_rss_label && l->server_rss_label &&
+             strcmp(l->client_rss_label, "exact") == 0 &&
+             strcmp(l->server_rss_label, "exact") == 0,
+         "the model: peaks from the exit record or the OS's lifetime figure "
+         "are exact");
+  l = report_find_lane(&r.platforms[0], "rust-rust");
+  TAP_OK(l && l->client_rss_label && l->server_rss_label &&
+             strcmp(l->client_rss_label, "sampled") == 0 &&
+             strcmp(l->server_rss_label, "exact") == 0,
+         "the model: one sampled peak makes the median sampled (a lower "
+         "bound), per peer");
+  l = report_find_lane(&r.platforms[0], "node-node");
+  TAP_OK(l && !l->client_rss_label && !l->server_rss_label,
+         "the model: no label where the file does not say");
+
+  md = markdown_of(&r);
+  TAP_HAS_STR(md,
+              "| c | 1.0 MiB [1.0\xe2\x80\x93"
+              "1.0] exact | 1.0 MiB "
+              "[1.0\xe2\x80\x93"
+              "1.0] exact |",
+              "Markdown: exact after each peak");
+  TAP_HAS_STR(md,
+              "| rust | 2.0 MiB [2.0\xe2\x80\x93"
+              "2.0] sampled | 2.0 MiB "
+              "[2.0\xe2\x80\x93"
+              "2.0] exact |",
+              "Markdown: sampled for the client, exact for the server");
+  TAP_HAS_STR(md,
+              "| node | 3.0 MiB [3.0\xe2\x80\x93"
+              "3.0] | 3.0 MiB "
+              "[3.0\xe2\x80\x93"
+              "3.0] |",
+              "Markdown: no label where the evidence has none");
+  TAP_HAS_STR(md,
+              "Exact: the peer's own peak as it exited; sampled: the "
+              "last reading while it ran (a lower bound).",
+              "Markdown: what the labels mean");
+  free(md);
+
+  html = rendered(&r, report_html);
+  TAP_HAS_STR(html,
+              "1.0 MiB [1.0\xe2\x80\x93"
+              "1.0] exact</td>",
+              "HTML: exact in the table");
+  TAP_HAS_STR(html,
+              "2.0 MiB [2.0\xe2\x80\x93"
+              "2.0] sampled</td>",
+              "HTML: sampled in the table");
+  TAP_HAS_STR(html, ">2.0 MiB sampled</text>",
+              "HTML: sampled beside the client's bar");
+  TAP_HAS_STR(html,
+              "rust client, linux: 2.0 MiB [2.0\xe2\x80\x93"
+              "2.0] "
+              "sampled</title>",
+              "HTML: and in the bar's title");
+  free(html);
+  report_release(&r);
+}
+
 int main(void)
 {
   test_sections();
   test_markdown();
+  test_rss_labels();
   return tap_done();
 }

@@ -70,6 +70,12 @@ struct report_lane {
   struct report_figure ns_per_rt;
   struct report_figure client_rss; /* bytes */
   struct report_figure server_rss;
+  /* How the peaks of client_rss and server_rss were taken: "exact" when
+   * every passed sample's is the peer's own (exit_accounting_peak or
+   * os_lifetime_peak), "sampled" when any is the last reading while it
+   * ran (a lower bound), NULL when the file does not say. */
+  const char *client_rss_label;
+  const char *server_rss_label;
   struct report_figure client_cpu; /* ns, user + system */
   struct report_figure server_cpu;
   struct report_sample *samples;

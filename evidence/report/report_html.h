@@ -39,6 +39,7 @@ void report_html_lane_td(FILE *f, const struct report_lane *l);
 struct report_html_bar {
   const struct report_figure *fig; /* NULL or n == 0: no bar */
   const char *note;                /* shown instead of a missing bar */
+  const char *label; /* after the figure ("exact", "sampled"), may be NULL */
 };
 
 struct report_html_bar_row {

@@ -75,11 +75,16 @@ static void memory_chart(FILE *f, const struct report *r,
             report_lane_of(&r->platforms[p], c->names[k], c->names[k]);
         row->bars[p].fig = l ? side ? &l->server_rss : &l->client_rss : NULL;
         row->bars[p].note = l ? l->status : "not in this evidence";
+        row->bars[p].label = !l     ? NULL
+                             : side ? l->server_rss_label
+                                    : l->client_rss_label;
       }
     }
   }
   report_html_bar_chart(f, r, "peak RSS of same-runtime lanes", rows, 2 * n,
-                        REPORT_BYTES, "peak RSS (median, min\xe2\x80\x93max)");
+                        REPORT_BYTES,
+                        "peak RSS (median, min\xe2\x80\x93max; exact or "
+                        "sampled, see the table)");
 }
 
 /* Bars of package sizes, two rows (packed, unpacked) a runtime. */

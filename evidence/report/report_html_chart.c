@@ -131,6 +131,11 @@ void report_html_bar_chart(FILE *f, const struct report *r, const char *title,
       xh = x0 + width * (fig->max / divisor) / span;
       report_format_value(value, sizeof(value), fig->median, unit);
       report_format_figure(range, sizeof(range), fig, unit);
+      if (rows[i].bars[p].label) {
+        size_t v = strlen(value), g = strlen(range);
+        snprintf(value + v, sizeof(value) - v, " %s", rows[i].bars[p].label);
+        snprintf(range + g, sizeof(range) - g, " %s", rows[i].bars[p].label);
+      }
       fprintf(f,
               "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
               "rx=\"2\" fill=\"%s\"><title>",

@@ -49,10 +49,26 @@ static void figure_from_summary(struct report_reader *rd, json_object *summary,
   }
 }
 
+/* What a peak's peak_rss_source makes of the lane's label so far. */
+static const char *rss_label(const char *label, const char *source)
+{
+  static const char *const exact[] = {"exit_accounting_peak",
+                                      "os_lifetime_peak"};
+
+  if (source == NULL)
+    return label;
+  if (strcmp(source, "sampled_peak_since_exec") == 0)
+    return "sampled";
+  for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+    if (strcmp(source, exact[i]) == 0)
+      return label ? label : "exact";
+  return label;
+}
+
 static void read_peer(struct report_reader *rd, json_object *sample,
                       const char *where, const char *role, double *rss,
-                      int *has_rss, double *cpu, int *has_cpu,
-                      const char **stderr_text)
+                      int *has_rss, const char **rss_source, double *cpu,
+                      int *has_cpu, const char **stderr_text)
 {
   char pw[REPORT_WHERE_MAX], w[REPORT_WHERE_MAX];
   json_object *peer =
@@ -62,6 +78,7 @@ static void read_peer(struct report_reader *rd, json_object *sample,
   int64_t n;
 
   *has_rss = *has_cpu = 0;
+  *rss_source = NULL;
   *stderr_text = NULL;
   if (peer == NULL)
     return;
@@ -71,6 +88,7 @@ static void read_peer(struct report_reader *rd, json_object *sample,
   if (report_reader_whole(rd, mem, w, "peak_rss_bytes", &n)) {
     *rss = (double)n;
     *has_rss = 1;
+    *rss_source = report_reader_str(rd, mem, w, "peak_rss_source");
   }
   c = report_reader_get(rd, peer, pw, "cpu", json_type_object, 0);
   report_reader_join(w, pw, "cpu");
@@ -84,10 +102,12 @@ static void read_peer(struct report_reader *rd, json_object *sample,
   *stderr_text = report_reader_str(rd, e, w, "text");
 }
 
-/* Per passed sample, the five figures of a lane. */
+/* Per passed sample, the five figures of a lane, and the labels of its
+ * peaks (client, server). */
 struct lane_values {
   double *v[5];
   int n[5];
+  const char *rss_label[2];
 };
 
 static void read_sample(struct report_reader *rd, json_object *o,
@@ -98,6 +118,7 @@ static void read_sample(struct report_reader *rd, json_object *o,
   char w[REPORT_WHERE_MAX];
   double value[4];
   int has[4];
+  const char *source[2];
   int64_t n;
 
   s->round = report_reader_whole_int(rd, o, where, "round", 0);
@@ -122,18 +143,22 @@ static void read_sample(struct report_reader *rd, json_object *o,
   s->reproduce = report_reader_str(rd, repro, w, "crossrun");
   s->reproduce_server = report_reader_str(rd, repro, w, "server");
   s->reproduce_client = report_reader_str(rd, repro, w, "client");
-  read_peer(rd, o, where, "client", &value[0], &has[0], &value[1], &has[1],
-            &s->client_stderr);
-  read_peer(rd, o, where, "server", &value[2], &has[2], &value[3], &has[3],
-            &s->server_stderr);
+  read_peer(rd, o, where, "client", &value[0], &has[0], &source[0], &value[1],
+            &has[1], &s->client_stderr);
+  read_peer(rd, o, where, "server", &value[2], &has[2], &source[1], &value[3],
+            &has[3], &s->server_stderr);
   if (rd->failed || strcmp(s->status, "passed") != 0)
     return;
   if (s->have_time)
     lv->v[0][lv->n[0]++] = s->ns_per_round_trip;
-  if (has[0])
+  if (has[0]) {
     lv->v[1][lv->n[1]++] = value[0];
-  if (has[2])
+    lv->rss_label[0] = rss_label(lv->rss_label[0], source[0]);
+  }
+  if (has[2]) {
     lv->v[2][lv->n[2]++] = value[2];
+    lv->rss_label[1] = rss_label(lv->rss_label[1], source[1]);
+  }
   if (has[1])
     lv->v[3][lv->n[3]++] = value[1];
   if (has[3])
@@ -234,6 +259,8 @@ void report_lane_read(struct report_reader *rd, const char *name,
   figure_of(lv.v[0], lv.n[0], &l->ns_per_rt);
   figure_of(lv.v[1], lv.n[1], &l->client_rss);
   figure_of(lv.v[2], lv.n[2], &l->server_rss);
+  l->client_rss_label = lv.rss_label[0];
+  l->server_rss_label = lv.rss_label[1];
   figure_of(lv.v[3], lv.n[3], &l->client_cpu);
   figure_of(lv.v[4], lv.n[4], &l->server_cpu);
 

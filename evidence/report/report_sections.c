@@ -176,6 +176,12 @@ static const char *packaged(const struct report_platform *p, int i)
   return p->runtimes[i].package.present ? p->runtimes[i].name : NULL;
 }
 
+/* What the label after a peak RSS figure says, as the terminal summary
+ * and the evidence's peak_rss_source say it. */
+#define RSS_LABELS                                                             \
+  "Exact: the peer's own peak as it exited; sampled: the last reading "        \
+  "while it ran (a lower bound)."
+
 static void memory_heading(struct report_sink *s, int across,
                            const char *const *rts, int n)
 {
@@ -188,14 +194,14 @@ static void memory_heading(struct report_sink *s, int across,
                           -1);
     prose(s, "Peak resident memory of each peer as the operating system "
              "reports it, median over the passed samples, when a runtime's "
-             "client talks to its own server.");
+             "client talks to its own server. " RSS_LABELS);
     if (s->charts)
       s->ops->chart(s, &(struct report_chart){REPORT_CHART_MEMORY, rts, n, -1});
   } else {
     s->ops->section.begin(s, 3, "Same-runtime lanes: peak RSS and CPU", NULL,
                           NULL, -1);
     prose(s, "Median [min\xe2\x80\x93max] over the passed samples, client / "
-             "server.");
+             "server. " RSS_LABELS);
   }
   s->ops->table.begin(s, cols + !across, 6 - !across);
 }
@@ -237,7 +243,14 @@ static void memory_section(struct report_sink *s, int platform)
         cells[c++] = cell(REPORT_CELL_TEXT, r->platforms[p].os);
       cells[c++] = cell(REPORT_CELL_HEAD, rts[k]);
       for (int i = 0; i < 4; i++) {
+        const char *label = i == 0   ? l->client_rss_label
+                            : i == 1 ? l->server_rss_label
+                                     : NULL;
+        size_t used;
         report_format_figure(text[i], sizeof(text[i]), figs[i], units[i]);
+        used = strlen(text[i]);
+        if (label && figs[i]->n > 0)
+          snprintf(text[i] + used, sizeof(text[i]) - used, " %s", label);
         cells[c++] = cell(REPORT_CELL_NUMBER, text[i]);
       }
       s->ops->table.row(s, cells, c);
