@@ -34,7 +34,10 @@ struct peer {
   uv_pipe_t out_pipe, err_pipe;
   int out_open, err_open;
   uint64_t started_ns;
-  uint64_t deadline_ns;      /* READY (server) or exit (client) */
+  uint64_t deadline_ns; /* READY (server) or exit (client) */
+  /* When the executor saw its faults and its end (verdict.h), 0 for not
+   * yet: the verdict takes the earliest fault as the reason. */
+  uint64_t end_ns, timeout_ns, terminated_ns;
   uint64_t exit_deadline_ns; /* server: exit after the client ended */
   int term_stage;            /* 0 none, 1 SIGTERM sent, 2 SIGKILL sent */
   uint64_t term_next_ns;
@@ -56,6 +59,7 @@ struct sample_exec {
   char ready_msg[256];
   size_t ready_line_bytes; /* the READY line with its newline */
   int stdout_extra;        /* the server wrote more: what, in stdout_msg */
+  uint64_t stdout_extra_ns;
   char stdout_msg[160];
   int interrupted;
   int spawn_failed;
@@ -151,6 +155,7 @@ static void check_server_stdout(struct sample_exec *x)
   }
   shown[n] = '\0';
   x->stdout_extra = 1;
+  x->stdout_extra_ns = uv_hrtime();
   snprintf(x->stdout_msg, sizeof(x->stdout_msg),
            "%" PRIu64 " more byte%s on stdout after the READY line: '%s'",
            extra, extra == 1 ? "" : "s", shown);
@@ -293,6 +298,7 @@ static void terminate(struct sample_exec *x, struct peer *p, uint64_t now)
   platform_terminate(&p->proc, 0);
   p->rep->forced = 1;
   p->term_stage = 1;
+  p->terminated_ns = now;
   p->term_next_ns = now + ms_ns(x->spec->limits.kill_grace_ms);
 }
 
@@ -331,6 +337,7 @@ static void watch_peer(struct peer *p, uint64_t now)
     return;
   p->running = 0;
   r->reaped = 1;
+  p->end_ns = now;
   r->wall_ns = now - p->started_ns;
   r->exited = ex.exited;
   r->exit_code = ex.exit_code;
@@ -416,6 +423,7 @@ static void on_tick(uv_timer_t *t)
     else if (s->running && now >= s->deadline_ns) {
       x->ready_failed = 1;
       s->rep->timed_out = 1;
+      s->timeout_ns = now;
       snprintf(x->ready_msg, sizeof(x->ready_msg),
                "no READY line within %" PRIu64 " ms",
                x->spec->limits.ready_timeout_ms);
@@ -427,6 +435,8 @@ static void on_tick(uv_timer_t *t)
     start_client(x);
   if (c->running && now >= c->deadline_ns) {
     c->rep->timed_out = 1;
+    if (c->timeout_ns == 0)
+      c->timeout_ns = now;
     terminate(x, c, now);
   }
   /* The server has until exit_timeout after the client ended. */
@@ -435,6 +445,7 @@ static void on_tick(uv_timer_t *t)
       s->exit_deadline_ns = now + ms_ns(x->spec->limits.exit_timeout_ms);
     if (now >= s->exit_deadline_ns && s->term_stage == 0) {
       s->rep->timed_out = 1;
+      s->timeout_ns = now;
       terminate(x, s, now);
     }
   }
@@ -607,9 +618,22 @@ int sample_run(const struct sample_spec *spec, struct model_sample *res,
   parse_client_result(x);
   {
     struct verdict_input in = {
-        x->ready,        x->ready_failed, x->ready_msg,
-        x->stdout_extra, x->stdout_msg,   x->spawn_failed,
-        x->spawn_msg,    x->interrupted,  &spec->workload,
+        .ready = x->ready,
+        .ready_failed = x->ready_failed,
+        .ready_msg = x->ready_msg,
+        .stdout_extra = x->stdout_extra,
+        .stdout_msg = x->stdout_msg,
+        .client_end_ns = x->client.end_ns,
+        .server_end_ns = x->server.end_ns,
+        .client_timeout_ns = x->client.timeout_ns,
+        .server_timeout_ns = x->server.timeout_ns,
+        .stdout_extra_ns = x->stdout_extra_ns,
+        .client_terminated_ns = x->client.terminated_ns,
+        .server_terminated_ns = x->server.terminated_ns,
+        .spawn_failed = x->spawn_failed,
+        .spawn_msg = x->spawn_msg,
+        .interrupted = x->interrupted,
+        .workload = &spec->workload,
     };
     verdict_decide(&in, res);
   }

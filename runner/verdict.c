@@ -159,64 +159,147 @@ static int decide_unsupported(const struct verdict_input *in,
   return 1;
 }
 
-/* How a peer itself failed, client first: a protocol rejection it named,
- * a signal it died of, its deadline. Returns 1 when one decided. */
-static int decide_peer_failure(struct model_sample *res)
+/* The faults a sample can show, in the order that breaks a tie between
+ * faults seen at the same moment (in one tick of the executor): a
+ * rejection a peer named, client first, then a signal, a deadline, more
+ * than READY on the server's stdout, an exit, the result, and the cleanup
+ * checks, which are only seen after everything else. */
+enum fault {
+  FAULT_CLIENT_REJECTION,
+  FAULT_SERVER_REJECTION,
+  FAULT_CLIENT_SIGNAL,
+  FAULT_SERVER_SIGNAL,
+  FAULT_CLIENT_TIMEOUT,
+  FAULT_SERVER_TIMEOUT,
+  FAULT_SERVER_STDOUT,
+  FAULT_CLIENT_EXIT,
+  FAULT_SERVER_EXIT,
+  FAULT_RESULT,
+  FAULT_ORPHANS,
+  FAULT_PORT,
+  FAULT_TEMP,
+  FAULT_COUNT
+};
+
+#define FAULT_AT_CLEANUP UINT64_MAX
+
+/* What each fault decides, and the check whose reason ends the message
+ * (MODEL_CHECK_COUNT: the message is made by the caller). */
+static const struct {
+  const char *stage;
+  const char *reason;
+  enum model_check check;
+  const char *prefix;
+} fault_verdicts[FAULT_COUNT] = {
+    [FAULT_CLIENT_REJECTION] = {"client", "protocol_violation",
+                                MODEL_CHECK_COUNT, "client: "},
+    [FAULT_SERVER_REJECTION] = {"server", "protocol_violation",
+                                MODEL_CHECK_COUNT, "server: "},
+    [FAULT_CLIENT_SIGNAL] = {"client", "signal", MODEL_CHECK_CLIENT_EXIT,
+                             "client "},
+    [FAULT_SERVER_SIGNAL] = {"server", "signal", MODEL_CHECK_SERVER_EXIT,
+                             "server "},
+    [FAULT_CLIENT_TIMEOUT] = {"client", "timeout_client",
+                              MODEL_CHECK_CLIENT_EXIT, "client "},
+    [FAULT_SERVER_TIMEOUT] = {"server", "timeout_server", MODEL_CHECK_COUNT,
+                              "server "},
+    [FAULT_SERVER_STDOUT] = {"server", "server_stdout", MODEL_CHECK_COUNT,
+                             "server printed "},
+    [FAULT_CLIENT_EXIT] = {"client", "client_exit", MODEL_CHECK_CLIENT_EXIT,
+                           "client "},
+    [FAULT_SERVER_EXIT] = {"server", "server_exit", MODEL_CHECK_SERVER_EXIT,
+                           "server "},
+    [FAULT_RESULT] = {"result", "result_mismatch", MODEL_CHECK_CLIENT_RESULT,
+                      ""},
+    [FAULT_ORPHANS] = {"cleanup", "orphan_process", MODEL_CHECK_NO_ORPHANS, ""},
+    [FAULT_PORT] = {"cleanup", "port_not_free", MODEL_CHECK_PORT_FREE, ""},
+    [FAULT_TEMP] = {"cleanup", "temp_not_clean", MODEL_CHECK_TEMP_CLEAN, ""},
+};
+
+/* A peer's own failure, as opposed to what the runner did to it: a forced
+ * peer's exit says what the runner's signal did, not what the peer did. */
+static int rejected(const struct model_peer *p, char *line, size_t len)
+{
+  return p->reaped && !p->forced && !clean_exit(p) &&
+         names_rejection(p, line, len);
+}
+
+/* Notes in a peer's exit check that its fault came after the runner had
+ * signalled the other peer: a consequence (a reset, an end of stream),
+ * never the cause. */
+static void note_consequence(struct model_check_outcome *ck,
+                             const struct model_peer *p, uint64_t end_ns,
+                             uint64_t other_terminated_ns, const char *other)
+{
+  size_t len = strlen(ck->reason);
+
+  if (ck->passed || !p->reaped || other_terminated_ns == 0 ||
+      end_ns < other_terminated_ns)
+    return;
+  snprintf(ck->reason + len, sizeof(ck->reason) - len,
+           " (after the runner terminated the %s)", other);
+}
+
+/* The earliest fault decides; a tie goes to the first in enum fault.
+ * Returns 1 when one decided. */
+static int decide_earliest_fault(const struct verdict_input *in,
+                                 struct model_sample *res)
 {
   const struct model_peer *s = &res->server, *c = &res->client;
   const struct model_check_outcome *ck = res->checks;
-  char line[256];
+  uint64_t at[FAULT_COUNT];
+  int seen[FAULT_COUNT] = {0};
+  char lines[2][256];
+  int best = -1;
 
-  if (c->reaped && !c->forced && !clean_exit(c) &&
-      names_rejection(c, line, sizeof(line)))
-    fail(res, "client", "protocol_violation", "client: %s%s", line, "");
-  else if (s->reaped && !s->forced && !clean_exit(s) &&
-           names_rejection(s, line, sizeof(line)))
-    fail(res, "server", "protocol_violation", "server: %s%s", line, "");
-  else if (died_alone(c))
-    fail(res, "client", "signal", "client %s%s",
-         ck[MODEL_CHECK_CLIENT_EXIT].reason, "");
-  else if (died_alone(s))
-    fail(res, "server", "signal", "server %s%s",
-         ck[MODEL_CHECK_SERVER_EXIT].reason, "");
-  else if (c->timed_out)
-    fail(res, "client", "timeout_client", "client %s%s",
-         ck[MODEL_CHECK_CLIENT_EXIT].reason, "");
-  else if (s->timed_out)
+  seen[FAULT_CLIENT_REJECTION] = rejected(c, lines[0], sizeof(lines[0]));
+  seen[FAULT_SERVER_REJECTION] = rejected(s, lines[1], sizeof(lines[1]));
+  seen[FAULT_CLIENT_SIGNAL] = died_alone(c);
+  seen[FAULT_SERVER_SIGNAL] = died_alone(s);
+  seen[FAULT_CLIENT_TIMEOUT] = c->timed_out;
+  seen[FAULT_SERVER_TIMEOUT] = s->timed_out;
+  seen[FAULT_SERVER_STDOUT] = in->stdout_extra;
+  seen[FAULT_CLIENT_EXIT] = !ck[MODEL_CHECK_CLIENT_EXIT].passed;
+  seen[FAULT_SERVER_EXIT] = !ck[MODEL_CHECK_SERVER_EXIT].passed;
+  seen[FAULT_RESULT] = !ck[MODEL_CHECK_CLIENT_RESULT].passed;
+  seen[FAULT_ORPHANS] = !ck[MODEL_CHECK_NO_ORPHANS].passed;
+  seen[FAULT_PORT] = !ck[MODEL_CHECK_PORT_FREE].passed;
+  seen[FAULT_TEMP] = !ck[MODEL_CHECK_TEMP_CLEAN].passed;
+  at[FAULT_CLIENT_REJECTION] = at[FAULT_CLIENT_SIGNAL] = at[FAULT_CLIENT_EXIT] =
+      at[FAULT_RESULT] = in->client_end_ns;
+  at[FAULT_SERVER_REJECTION] = at[FAULT_SERVER_SIGNAL] = at[FAULT_SERVER_EXIT] =
+      in->server_end_ns;
+  at[FAULT_CLIENT_TIMEOUT] = in->client_timeout_ns;
+  at[FAULT_SERVER_TIMEOUT] = in->server_timeout_ns;
+  at[FAULT_SERVER_STDOUT] = in->stdout_extra_ns;
+  at[FAULT_ORPHANS] = at[FAULT_PORT] = at[FAULT_TEMP] = FAULT_AT_CLEANUP;
+
+  for (int f = 0; f < FAULT_COUNT; f++)
+    if (seen[f] && (best < 0 || at[f] < at[best]))
+      best = f;
+  if (best < 0)
+    return 0;
+  switch (best) {
+  case FAULT_CLIENT_REJECTION:
+  case FAULT_SERVER_REJECTION:
+    fail(res, fault_verdicts[best].stage, fault_verdicts[best].reason, "%s%s",
+         fault_verdicts[best].prefix, lines[best - FAULT_CLIENT_REJECTION]);
+    break;
+  case FAULT_SERVER_TIMEOUT:
     fail(res, "server", "timeout_server",
          "server %s (no exit after the client ended)%s",
          ck[MODEL_CHECK_SERVER_EXIT].reason, "");
-  else
-    return 0;
-  return 1;
-}
-
-/* The remaining checks in rank order: the first that failed decides. */
-static const struct {
-  enum model_check check;
-  const char *stage;
-  const char *reason;
-  const char *prefix; /* of the message, before the check's reason */
-} ranked_checks[] = {
-    {MODEL_CHECK_CLIENT_EXIT, "client", "client_exit", "client "},
-    {MODEL_CHECK_SERVER_EXIT, "server", "server_exit", "server "},
-    {MODEL_CHECK_CLIENT_RESULT, "result", "result_mismatch", ""},
-    {MODEL_CHECK_NO_ORPHANS, "cleanup", "orphan_process", ""},
-    {MODEL_CHECK_PORT_FREE, "cleanup", "port_not_free", ""},
-    {MODEL_CHECK_TEMP_CLEAN, "cleanup", "temp_not_clean", ""},
-};
-
-static void decide_failed_check(struct model_sample *res)
-{
-  for (size_t i = 0; i < sizeof(ranked_checks) / sizeof(ranked_checks[0]);
-       i++) {
-    const struct model_check_outcome *ck = &res->checks[ranked_checks[i].check];
-    if (!ck->passed) {
-      fail(res, ranked_checks[i].stage, ranked_checks[i].reason, "%s%s",
-           ranked_checks[i].prefix, ck->reason);
-      return;
-    }
+    break;
+  case FAULT_SERVER_STDOUT:
+    fail(res, "server", "server_stdout", "server printed %s%s", in->stdout_msg,
+         "");
+    break;
+  default:
+    fail(res, fault_verdicts[best].stage, fault_verdicts[best].reason, "%s%s",
+         fault_verdicts[best].prefix, ck[fault_verdicts[best].check].reason);
+    break;
   }
+  return 1;
 }
 
 void verdict_decide(const struct verdict_input *in, struct model_sample *res)
@@ -224,6 +307,10 @@ void verdict_decide(const struct verdict_input *in, struct model_sample *res)
   check_ready(in, res);
   fill_exit_check(&res->checks[MODEL_CHECK_CLIENT_EXIT], &res->client);
   fill_exit_check(&res->checks[MODEL_CHECK_SERVER_EXIT], &res->server);
+  note_consequence(&res->checks[MODEL_CHECK_CLIENT_EXIT], &res->client,
+                   in->client_end_ns, in->server_terminated_ns, "server");
+  note_consequence(&res->checks[MODEL_CHECK_SERVER_EXIT], &res->server,
+                   in->server_end_ns, in->client_terminated_ns, "client");
   check_result(in, res);
 
   res->status = MODEL_PASSED;
@@ -236,12 +323,5 @@ void verdict_decide(const struct verdict_input *in, struct model_sample *res)
          res->checks[MODEL_CHECK_SERVER_READY].reason, "");
     return;
   }
-  if (decide_peer_failure(res))
-    return;
-  if (in->stdout_extra) {
-    fail(res, "server", "server_stdout", "server printed %s%s", in->stdout_msg,
-         "");
-    return;
-  }
-  decide_failed_check(res);
+  decide_earliest_fault(in, res);
 }

@@ -4,6 +4,8 @@
 #ifndef CROSSRUN_RUNNER_VERDICT_H
 #define CROSSRUN_RUNNER_VERDICT_H
 
+#include <stdint.h>
+
 #include "protocol/codec.h"
 #include "evidence/model/model.h"
 
@@ -15,6 +17,17 @@ struct verdict_input {
    * bytes on stdout after the READY line: '...'". */
   int stdout_extra;
   const char *stdout_msg;
+  /* When the executor saw each fault, in monotonic nanoseconds (any
+   * origin, one clock); 0 where it saw none. The earliest fault is the
+   * sample's reason, and faults seen at the same moment are ranked
+   * (verdict.c, enum fault). A peer's end is when it was seen reaped: its
+   * exit, signal, rejection and result are seen then. */
+  uint64_t client_end_ns, server_end_ns;
+  uint64_t client_timeout_ns, server_timeout_ns; /* its deadline passed */
+  uint64_t stdout_extra_ns;
+  /* When the runner first signalled each peer: a fault of the other peer
+   * seen after it is a consequence, and its exit check says so. */
+  uint64_t client_terminated_ns, server_terminated_ns;
   int spawn_failed;
   const char *spawn_msg;
   int interrupted;

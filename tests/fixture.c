@@ -59,6 +59,9 @@ static const struct mode {
      "touches and keeps 64 MiB of fresh memory, then serves correctly"},
     {"second-line", FIXTURE_SERVER, FAULT_SECOND_LINE,
      "a second line on stdout right after READY, then serves correctly"},
+    {"wrong-port", FIXTURE_SERVER, FAULT_WRONG_PORT,
+     "announces in READY a port where nothing listens (bound, then closed), "
+     "then waits on its own listener forever"},
     {"stdout-later", FIXTURE_SERVER, FAULT_STDOUT_LATER,
      "serves correctly, then writes `bye` (no newline) on stdout, exit 0"},
     {"tiny", FIXTURE_SERVER, FAULT_TINY,
@@ -70,6 +73,9 @@ static const struct mode {
      "a correct session, then `not json` as the result line, exit 0"},
     {"no-result", FIXTURE_CLIENT, FAULT_NO_RESULT,
      "a correct session, then no result line, exit 0"},
+    {"stall", FIXTURE_CLIENT, FAULT_STALL,
+     "sends HELLO, then hangs holding the connection without reading, "
+     "until it is killed"},
     {"elapsed-1", FIXTURE_CLIENT, FAULT_ELAPSED_1,
      "a correct session, but the result says elapsed_ns 1"},
     {"elapsed-0", FIXTURE_CLIENT, FAULT_ELAPSED_0,

@@ -21,6 +21,7 @@ enum fixture_fault {
   FAULT_RSS64,
   FAULT_TINY,
   FAULT_SECOND_LINE,
+  FAULT_WRONG_PORT,
   FAULT_STDOUT_LATER,
   /* client only */
   FAULT_WRONG_COUNT,
@@ -29,6 +30,7 @@ enum fixture_fault {
   FAULT_ELAPSED_1,
   FAULT_ELAPSED_0,
   FAULT_ELAPSED_LONG,
+  FAULT_STALL,
   /* both */
   FAULT_CLOSE_FIRST,
   FAULT_UNSUPPORTED,

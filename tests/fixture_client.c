@@ -281,6 +281,16 @@ int fixture_run_client(struct fixture_args *a)
   if (c.fd < 0 || connect(c.fd, (struct sockaddr *)&a->addr, sizeof a->addr))
     fixture_die(1, "connect: %s", strerror(errno));
   setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (fixture_mode_fault == FAULT_STALL) {
+    /* HELLO_ACK then stays unread: the kill at the deadline resets the
+     * connection under the server. */
+    uint8_t hello[PROTO_HEADER_BYTES + PROTO_WORKLOAD_BYTES];
+    size_t n = proto_frame_encode(hello, PROTO_HELLO, 0, c.hello,
+                                  PROTO_WORKLOAD_BYTES);
+    if (fixture_send_all(c.fd, hello, n) != 0)
+      fixture_die(1, "stall: send: %s", strerror(errno));
+    fixture_sleep_forever();
+  }
   client_session(&c);
   close(c.fd); /* the client closes first */
 

@@ -304,6 +304,21 @@ int fixture_run_server(struct fixture_args *a)
     }
   }
 
+  if (fixture_mode_fault == FAULT_WRONG_PORT) {
+    /* A port that was free a moment ago and has no listener now: the
+     * client's connect is refused. */
+    struct sockaddr_in other = a->addr;
+    socklen_t other_len = sizeof other;
+    int ofd = socket(AF_INET, SOCK_STREAM, 0);
+    other.sin_port = 0;
+    if (ofd < 0 || bind(ofd, (struct sockaddr *)&other, sizeof other) ||
+        getsockname(ofd, (struct sockaddr *)&other, &other_len))
+      fixture_die(1, "wrong-port: %s", strerror(errno));
+    close(ofd);
+    printf("READY %u\n", (unsigned)ntohs(other.sin_port));
+    fflush(stdout);
+    fixture_sleep_forever();
+  }
   if (fixture_mode_fault == FAULT_READY_NUL)
     printf("READY %u%c and more\n", (unsigned)ntohs(bound.sin_port), '\0');
   else

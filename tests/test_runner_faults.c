@@ -171,6 +171,45 @@ static void test_server_stdout(void)
   }
 }
 
+/* The reason is the earliest fault; what the runner's own terminations
+ * cause afterwards is a consequence, noted in the other peer's check. */
+static void test_earliest_fault(void)
+{
+  const struct fault_case stall = {"client hangs mid-session",
+                                   c_peer(1),
+                                   fixture_peer("client", "stall"),
+                                   "client",
+                                   "timeout_client",
+                                   MODEL_CHECK_CLIENT_EXIT,
+                                   "still running at its deadline"};
+  const struct fault_case wrong_port = {
+      "server announces a port where nothing listens",
+      fixture_peer("server", "wrong-port"),
+      c_peer(0),
+      "client",
+      "client_exit",
+      MODEL_CHECK_CLIENT_EXIT,
+      "connection refused"};
+  struct model_sample r;
+
+  if (run_fault(&stall, &r)) {
+    const struct model_check_outcome *ck = &r.checks[MODEL_CHECK_SERVER_EXIT];
+    TAP_OK(r.server.exited && r.server.exit_code != 0 && !r.server.forced,
+           "client hangs: the server failed after the kill (%s)", ck->reason);
+    TAP_HAS_STR(ck->reason, "(after the runner terminated the client)",
+                "client hangs: the server's failure is noted as a consequence");
+    model_sample_release(&r);
+  }
+  if (run_fault(&wrong_port, &r)) {
+    TAP_OK(r.server.timed_out, "wrong port: the server then timed out too");
+    TAP_OK(r.checks[MODEL_CHECK_SERVER_EXIT].ran &&
+               !r.checks[MODEL_CHECK_SERVER_EXIT].passed,
+           "wrong port: server_exit fails as well: %s",
+           r.checks[MODEL_CHECK_SERVER_EXIT].reason);
+    model_sample_release(&r);
+  }
+}
+
 int main(void)
 {
   const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
@@ -183,5 +222,6 @@ int main(void)
     return tap_done();
   test_elapsed_bounds();
   test_server_stdout();
+  test_earliest_fault();
   return tap_done();
 }

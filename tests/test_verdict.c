@@ -395,6 +395,104 @@ static void test_exits(void)
   sample_done(&res);
 }
 
+/* The earliest fault is the reason, whatever the rank; the rank breaks
+ * ties only. Times are the executor's monotonic nanoseconds. */
+static void test_earliest_fault(void)
+{
+  struct model_sample res;
+  struct verdict_input in;
+
+  /* The client is killed at its deadline; the reset that kill causes
+   * makes the server name a rejection afterwards. */
+  sample_good(&res, &in);
+  res.client.exited = 0;
+  res.client.timed_out = 1;
+  res.client.forced = 1;
+  res.client.signal = SIGTERM;
+  peer_exited(&res.server, 1, "server: unexpected_eof: connection reset\n");
+  in.client_timeout_ns = in.client_terminated_ns = 1000;
+  in.client_end_ns = 1010;
+  in.server_end_ns = 1015;
+  expect("the kill's reset after a timeout", &res, &in, MODEL_FAILED, "client",
+         "timeout_client");
+  TAP_HAS_STR(res.checks[MODEL_CHECK_SERVER_EXIT].reason,
+              "unexpected_eof: connection reset (after the runner terminated "
+              "the client)",
+              "the server's rejection is noted as a consequence");
+  TAP_OK(strstr(res.checks[MODEL_CHECK_CLIENT_EXIT].reason, "after the") ==
+             NULL,
+         "the cause carries no consequence note");
+  sample_done(&res);
+
+  /* The client fails at once; the server waits for a connection until
+   * its exit deadline. */
+  sample_good(&res, &in);
+  peer_exited(&res.client, 1, "client: connect: connection refused\n");
+  res.server.exited = 0;
+  res.server.timed_out = 1;
+  res.server.forced = 1;
+  res.server.signal = SIGTERM;
+  in.client_end_ns = 500;
+  in.server_timeout_ns = in.server_terminated_ns = 2500;
+  in.server_end_ns = 2505;
+  expect("a client failing before the server's deadline", &res, &in,
+         MODEL_FAILED, "client", "client_exit");
+  TAP_HAS_STR(res.message, "connection refused", "the client's own words");
+  sample_done(&res);
+
+  /* An earlier plain exit outranks a later rejection. */
+  sample_good(&res, &in);
+  res.server.exit_code = 3;
+  peer_exited(&res.client, 1, "client: unexpected_eof: end of stream\n");
+  in.server_end_ns = 10;
+  in.client_end_ns = 20;
+  expect("an exit before a rejection", &res, &in, MODEL_FAILED, "server",
+         "server_exit");
+  TAP_OK(strstr(res.checks[MODEL_CHECK_CLIENT_EXIT].reason, "after the") ==
+             NULL,
+         "no note where the runner terminated nothing");
+  sample_done(&res);
+
+  /* The same two at the same moment: the rank decides. */
+  sample_good(&res, &in);
+  res.server.exit_code = 3;
+  peer_exited(&res.client, 1, "client: unexpected_eof: end of stream\n");
+  in.server_end_ns = in.client_end_ns = 10;
+  expect("a tie goes to the rank", &res, &in, MODEL_FAILED, "client",
+         "protocol_violation");
+  sample_done(&res);
+
+  /* A wrong result, seen as the client exits, before the server fails. */
+  sample_good(&res, &in);
+  res.result.bytes_sent++;
+  res.server.exit_code = 4;
+  in.client_end_ns = 10;
+  in.server_end_ns = 30;
+  expect("a result before a later exit", &res, &in, MODEL_FAILED, "result",
+         "result_mismatch");
+  sample_done(&res);
+
+  /* More than READY on stdout, before anything else went wrong. */
+  sample_good(&res, &in);
+  in.stdout_extra = 1;
+  in.stdout_msg = "1 more byte on stdout after the READY line: 'x'";
+  in.stdout_extra_ns = 5;
+  res.client.exit_code = 1;
+  in.client_end_ns = 9;
+  expect("stdout before an exit", &res, &in, MODEL_FAILED, "server",
+         "server_stdout");
+  sample_done(&res);
+
+  /* The cleanup checks come after every fault of the session. */
+  sample_good(&res, &in);
+  res.client.exit_code = 1;
+  in.client_end_ns = 1u << 30;
+  cleanup_failed(&res, MODEL_CHECK_NO_ORPHANS, "pid 99 left running");
+  expect("cleanup after the session", &res, &in, MODEL_FAILED, "client",
+         "client_exit");
+  sample_done(&res);
+}
+
 static void test_result_and_cleanup(void)
 {
   struct model_sample res;
@@ -481,6 +579,7 @@ int main(void)
   test_server_stdout();
   test_protocol_violations();
   test_exits();
+  test_earliest_fault();
   test_result_and_cleanup();
   return tap_done();
 }
