@@ -2,20 +2,23 @@
  * document out, or every reason why not. */
 #include "runner/commands.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "evidence/merge/merge.h"
+#include "runner/command.h"
 #include "runner/options.h"
 #include "runner/run.h"
 
 #define DEFAULT_REQUIRE "linux,macos,windows"
+#define ATTESTATION_TIMEOUT_MS 120000 /* per file: gh asks GitHub's API */
 
 static const struct options_command usage = {
     "merge",
-    "[--require OSES] [--pinned RUNTIMES] [--allow-rehearsal] --out "
-    "FILE FILES...",
+    "[--require OSES] [--pinned RUNTIMES] [--allow-rehearsal] "
+    "[--attestation-repo OWNER/REPO] --out FILE FILES...",
     "Joins the shards of each OS and merges the record evidence of several "
     "OSes (the files of `crossrun record`) into one document, after checking "
     "them all. It refuses, naming every problem on its own line: a file that "
@@ -31,7 +34,12 @@ static const struct options_command usage = {
     "status or time, a lane summary, a cleanliness total, a comparison, "
     "performance_claims, official) that its raw samples do not give. Each "
     "input's machine is kept; lanes of shards from two machines are not "
-    "compared (null figures, verdict not_compared, with the reason).",
+    "compared (null figures, verdict not_compared, with the reason). With "
+    "--attestation-repo, each file's GitHub artifact attestation is "
+    "verified first (gh attestation verify FILE --repo OWNER/REPO); a file "
+    "that does not verify, or no gh, refuses the merge. Every input says "
+    "whether its provenance was verified; without the option, that it was "
+    "not (a local merge).",
     "Exit status: 0 merged; 1 refused (each problem on stderr as \"crossrun "
     "merge: FILE: problem\", or without FILE for one between files); 2 bad "
     "usage; 3 the output cannot be written.",
@@ -40,6 +48,7 @@ static const struct options_command usage = {
 struct merge_args {
   struct options_list require, pinned;
   const char *out;
+  const char *attestation_repo;
   const char **files; /* owned array of argv's strings */
   int nfiles;
   struct merge_options options;
@@ -62,11 +71,71 @@ static void table(struct merge_args *a, struct options_entry *t, size_t n)
       OPTIONS_FLAG("allow-rehearsal", 0, &a->options.allow_rehearsal,
                    "accept inputs with \"official\": false; the merged file "
                    "is then \"official\": false"),
+      OPTIONS_STRING("attestation-repo", 0, &a->attestation_repo, "OWNER/REPO",
+                     "verify each file's artifact attestation with gh "
+                     "attestation verify FILE --repo OWNER/REPO before "
+                     "merging; any failure refuses the merge"),
       OPTIONS_STRING("out", 0, &a->out, "FILE",
                      "the merged document (written atomically; required)"),
       OPTIONS_END,
   };
   memcpy(t, e, n < sizeof(e) ? n : sizeof(e));
+}
+
+/* OWNER/REPO as GitHub spells them: letters, digits, '-', '_', '.', one
+ * '/', neither part empty nor starting with '-' (it reaches gh's argv). */
+static int repo_name_ok(const char *r)
+{
+  const char *slash = strchr(r, '/');
+
+  if (slash == NULL || slash == r || slash[1] == '\0' ||
+      strchr(slash + 1, '/') != NULL || r[0] == '-' || slash[1] == '-')
+    return 0;
+  for (const char *c = r; *c; c++)
+    if (!isalnum((unsigned char)*c) && !strchr("-_./", *c))
+      return 0;
+  return 1;
+}
+
+/* Runs gh attestation verify on every file; notes[i] and prov[i] say how
+ * each went. Returns the number that did not verify (each named on
+ * errf). */
+static int verify_attestations(const struct merge_args *a,
+                               struct merge_provenance *prov,
+                               char (*notes)[MERGE_LINE_MAX], FILE *errf)
+{
+  int failed = 0;
+
+  for (int i = 0; i < a->nfiles; i++) {
+    const char *argv[] = {"gh",     "attestation",       "verify", a->files[i],
+                          "--repo", a->attestation_repo, NULL};
+    struct command_result r;
+    char err[512], why[1024];
+
+    if (command_run(argv, NULL, NULL, ATTESTATION_TIMEOUT_MS, &r, err,
+                    sizeof(err)) != 0) {
+      snprintf(why, sizeof(why), "cannot run gh: %s", err);
+    } else if (!command_succeeded(&r)) {
+      command_describe_failure(&r, why, sizeof(why));
+    } else {
+      why[0] = '\0';
+    }
+    if (why[0] == '\0') {
+      snprintf(notes[i], MERGE_LINE_MAX,
+               "verified: gh attestation verify --repo %s",
+               a->attestation_repo);
+      prov[i].verified = 1;
+    } else {
+      fprintf(errf,
+              "crossrun merge: %s: provenance not verified (gh attestation "
+              "verify --repo %s): %s\n",
+              a->files[i], a->attestation_repo, why);
+      failed++;
+    }
+    prov[i].note = notes[i];
+    command_result_release(&r);
+  }
+  return failed;
 }
 
 /* What the options mean together. Returns 0 or RUN_EXIT_USAGE (the
@@ -102,6 +171,11 @@ static int check_args(struct merge_args *a, FILE *errf)
               a->require.items[i]);
       return RUN_EXIT_USAGE;
     }
+  if (a->attestation_repo != NULL && !repo_name_ok(a->attestation_repo)) {
+    options_error(errf, &usage, "--attestation-repo: '%s' is not OWNER/REPO",
+                  a->attestation_repo);
+    return RUN_EXIT_USAGE;
+  }
   a->options.require = a->require.items;
   a->options.nrequire = a->require.count;
   a->options.pinned = a->pinned.items;
@@ -109,8 +183,35 @@ static int check_args(struct merge_args *a, FILE *errf)
   return 0;
 }
 
-/* The merge itself, once the arguments are right. */
+static int merge_verified(struct merge_args *a, FILE *out, FILE *errf);
+
+/* The merge itself, once the arguments are right: the attestations first
+ * when asked for. */
 static int merge(struct merge_args *a, FILE *out, FILE *errf)
+{
+  int rc;
+
+  if (a->attestation_repo != NULL) {
+    struct merge_provenance *prov = calloc((size_t)a->nfiles, sizeof(*prov));
+    char(*notes)[MERGE_LINE_MAX] = calloc((size_t)a->nfiles, sizeof(*notes));
+    if (prov == NULL || notes == NULL) {
+      fprintf(errf, "crossrun merge: out of memory\n");
+      rc = RUN_EXIT_RUNNER;
+    } else if (verify_attestations(a, prov, notes, errf) > 0) {
+      rc = RUN_EXIT_FAILED; /* nothing unverified is merged */
+    } else {
+      a->options.provenance = prov;
+      rc = merge_verified(a, out, errf);
+    }
+    free(prov);
+    free(notes);
+    return rc;
+  }
+  return merge_verified(a, out, errf);
+}
+
+/* The merge of the files, their provenance in a->options. */
+static int merge_verified(struct merge_args *a, FILE *out, FILE *errf)
 {
   struct merge_problems problems = MERGE_PROBLEMS_INIT;
   json_object *merged = NULL;
@@ -140,7 +241,7 @@ static int merge(struct merge_args *a, FILE *out, FILE *errf)
 int cmd_merge(int argc, char **argv, FILE *out, FILE *errf)
 {
   struct merge_args a;
-  struct options_entry opts[8];
+  struct options_entry opts[9];
   int rc;
 
   memset(&a, 0, sizeof(a));

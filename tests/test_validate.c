@@ -201,6 +201,10 @@ static json_object *make_merged(json_object *record)
   json_object_object_add(input, "machine",
                          vtest_copy(vtest_at(record, "/machine")));
   json_object_object_add(input, "shard", NULL);
+  json_object_object_add(input, "provenance_verified",
+                         json_object_new_boolean(0));
+  json_object_object_add(input, "provenance",
+                         json_object_new_string("not verified: local merge"));
   inputs = json_object_new_object();
   json_object_object_add(inputs, "evidence-linux-x86_64.json", input);
   json_object_object_add(m, "inputs", inputs);

@@ -235,8 +235,48 @@ static void test_record(void)
                    "true") == 0,
         "the merge job downloads every evidence-<os> artifact (%s)", pattern);
   }
+  {
+    yaml_node_t *attest = step(&w, "record", "actions/attest-build-provenance");
+    int i_attest = -1, i_up = -1, i_rec = -1;
+    for (int i = 0; i < 20; i++) {
+      char key[64];
+      const char *uses, *run;
+      snprintf(key, sizeof(key), "jobs.record.steps.%d.uses", i);
+      uses = text(at(&w, key));
+      snprintf(key, sizeof(key), "jobs.record.steps.%d.run", i);
+      run = text(at(&w, key));
+      if (strstr(uses, "actions/attest-build-provenance") == uses)
+        i_attest = i;
+      if (strstr(uses, "actions/upload-artifact") == uses && i_up < 0)
+        i_up = i;
+      if (strstr(run, "ci/record.sh"))
+        i_rec = i;
+    }
+    TAP_OK(
+        attest &&
+            strcmp(text(child(&w, child(&w, attest, "with"), "subject-path")),
+                   "evidence-out/evidence-*.json") == 0 &&
+            i_rec < i_attest && i_attest < i_up,
+        "each OS attests its evidence files after recording them and "
+        "before uploading them");
+    TAP_OK(strcmp(text(at(&w, "jobs.record.permissions.id-token")), "write") ==
+                   0 &&
+               strcmp(text(at(&w, "jobs.record.permissions.attestations")),
+                      "write") == 0,
+           "the record job may attest (id-token: write, attestations: "
+           "write)");
+  }
   TAP_OK(strcmp(text(at(&w, "jobs.merge.needs")), "record") == 0,
          "merge waits for the three records");
+  TAP_OK(script_has("ci/merge.sh", "--attestation-repo \"$repo\"") &&
+             script_has("ci/merge.sh", "repo=${GITHUB_REPOSITORY:?") &&
+             strcmp(text(at(&w, "jobs.merge.permissions.attestations")),
+                    "read") == 0 &&
+             strcmp(text(at(&w, "jobs.merge.steps.2.env.GH_TOKEN")),
+                    "${{ github.token }}") == 0,
+         "the merge verifies every file's attestation against this "
+         "repository before merging (crossrun merge --attestation-repo, "
+         "GH_TOKEN for gh)");
   merge = step(&w, "merge", "ci/merge.sh");
   snprintf(merge_cmd, sizeof(merge_cmd), "ci/merge.sh %s",
            text(child(&w, child(&w, down, "with"), "path")));

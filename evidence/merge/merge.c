@@ -174,6 +174,9 @@ static json_object *input_json(const struct merge_input *in)
     put(shard, "count", json_object_new_int64(in->shard_count));
   }
   put(o, "shard", shard);
+  put(o, "provenance_verified",
+      json_object_new_boolean(in->provenance.verified));
+  put(o, "provenance", json_object_new_string(in->provenance.note));
   return o;
 }
 
@@ -266,6 +269,10 @@ int merge_files(const struct merge_options *o, const char *const *paths,
   for (int i = 0; i < npaths; i++) {
     ins[i].path = paths[i];
     ins[i].name = base_name(paths[i]);
+    if (o->provenance != NULL)
+      ins[i].provenance = o->provenance[i];
+    if (ins[i].provenance.note == NULL)
+      ins[i].provenance.note = MERGE_NOT_VERIFIED;
     merge_input_load(&ins[i], o, p);
   }
   merge_check_together(o, p, ins, npaths);

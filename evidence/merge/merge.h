@@ -12,8 +12,10 @@
  *    "official": <false when a rehearsal was allowed in>,
  *    "commit": <provenance.commit of the inputs>,
  *    "inputs": {<file base name>: {"sha256": <hex of the file's bytes>,
- *                                  "os", "arch",
- *                                  "shard": null | {"index", "count"}}},
+ *                                  "os", "arch", "machine",
+ *                                  "shard": null | {"index", "count"},
+ *                                  "provenance_verified": <bool>,
+ *                                  "provenance": <how, or why not>}},
  *    "toolchain_versions": {<runtime>: {<os>: <toolchain_version>|null}},
  *    "platforms": {<os>: <the OS's evidence document>}}
  *
@@ -42,6 +44,18 @@
 #define MERGE_MAX_PROBLEMS 10000 /* lines kept */
 #define MERGE_LINE_MAX 4096      /* bytes per problem line */
 
+/* Whether an input's provenance was verified (its artifact attestation,
+ * checked by the caller: evidence/ starts no process), and how or why
+ * not, one line. */
+struct merge_provenance {
+  int verified;
+  const char *note;
+};
+
+/* The note of every input of a merge given no provenance. */
+#define MERGE_NOT_VERIFIED                                                     \
+  "not verified: local merge (crossrun merge without --attestation-repo)"
+
 struct merge_options {
   /* OSes ("linux", "macos", "windows") that must each be present exactly
    * once, as one file or as a complete set of shards. Other known OSes
@@ -57,11 +71,14 @@ struct merge_options {
   /* Accept inputs with "official": false (rehearsals); the merged
    * document is then "official": false. */
   int allow_rehearsal;
+  /* provenance[i] for paths[i] of merge_files; NULL: none was verified
+   * (each input then says MERGE_NOT_VERIFIED). */
+  const struct merge_provenance *provenance;
 };
 
 #define MERGE_OPTIONS_INIT                                                     \
   {                                                                            \
-    NULL, 0, NULL, 0, 0                                                        \
+    NULL, 0, NULL, 0, 0, NULL                                                  \
   }
 
 /* The problems found, one line each: "<file as given>: <problem>" for a

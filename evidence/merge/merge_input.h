@@ -48,6 +48,7 @@ void merge_line_add(struct merge_line *l, const char *fmt, ...)
 struct merge_input {
   const char *path; /* as given: problems name it */
   const char *name; /* base name: the key in "inputs" */
+  struct merge_provenance provenance;
   char sha256[65];
   json_object *doc;     /* NULL when unreadable or of an unknown schema */
   int os;               /* merge_os_index(machine.os) */

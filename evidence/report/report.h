@@ -171,6 +171,17 @@ struct report_platform {
   int npair_runtimes;
 };
 
+/* One input of a merged document: where it came from and whether its
+ * provenance (its artifact attestation) was verified. */
+struct report_input {
+  const char *name;
+  const char *os;
+  int verified;
+  const char *provenance; /* how, or why not; "not stated" when absent */
+};
+
+#define REPORT_MAX_INPUTS 256
+
 struct report {
   const char *source; /* the file's name, without its folders */
   const char *mode;   /* "quick", "full", "record" or "merged" */
@@ -182,6 +193,8 @@ struct report {
   const char *tool_version;
   struct report_platform *platforms;
   int nplatforms;
+  struct report_input *inputs; /* a merged document's */
+  int ninputs;
   /* Every platform's lane names, each once, in the order they first
    * appear. */
   const char **lane_names;

@@ -222,6 +222,12 @@ int report_junit(const struct report *r, FILE *f)
     property(f, "mode", p->mode);
     property(f, "performance_claims", p->performance_claims ? "true" : "false");
     property(f, "official", p->official ? "true" : "false");
+    for (int k = 0; k < r->ninputs; k++)
+      if (strcmp(r->inputs[k].os, p->os) == 0) {
+        char pname[300];
+        snprintf(pname, sizeof(pname), "provenance %s", r->inputs[k].name);
+        property(f, pname, r->inputs[k].provenance);
+      }
     property(f, "complete", p->complete ? "true" : "false");
     property(f, "started_at", p->started_at);
     property(f, "commit",

@@ -273,6 +273,37 @@ static void read_platform(struct report_reader *rd, json_object *doc,
   read_cleanliness(rd, doc, where, p);
 }
 
+static void read_inputs(struct report_reader *rd, json_object *doc)
+{
+  struct report *r = rd->r;
+  json_object *inputs =
+      report_reader_get(rd, doc, "", "inputs", json_type_object, 0);
+  int n = inputs ? json_object_object_length(inputs) : 0, i = 0;
+
+  if (n == 0 || rd->failed)
+    return;
+  if (n > REPORT_MAX_INPUTS) {
+    report_reader_fail(rd, "'inputs' has %d entries, at most %d", n,
+                       REPORT_MAX_INPUTS);
+    return;
+  }
+  r->inputs = report_reader_own_array(rd, (size_t)n, sizeof(*r->inputs));
+  json_object_object_foreach(inputs, key, val)
+  {
+    char w[REPORT_WHERE_MAX];
+    struct report_input *in = &r->inputs[i];
+    if (rd->failed || i >= n || !json_object_is_type(val, json_type_object))
+      return;
+    report_reader_join(w, "inputs", key);
+    in->name = report_reader_own_str(rd, key);
+    in->os = report_reader_str_or(rd, val, w, "os", "?");
+    in->verified = report_reader_boolean(rd, val, w, "provenance_verified", 0);
+    in->provenance =
+        report_reader_str_or(rd, val, w, "provenance", "not stated");
+    r->ninputs = ++i;
+  }
+}
+
 static void read_document(struct report_reader *rd, json_object *doc)
 {
   struct report *r = rd->r;
@@ -318,6 +349,7 @@ static void read_document(struct report_reader *rd, json_object *doc)
   }
   r->merged = 1;
   r->commit = report_reader_str(rd, doc, "", "commit");
+  read_inputs(rd, doc);
   platforms = report_reader_get(rd, doc, "", "platforms", json_type_object, 1);
   if (rd->failed)
     return;

@@ -521,6 +521,35 @@ static void comparisons(struct report_sink *s, const struct report_platform *p)
   s->ops->section.end(s, 3);
 }
 
+/* Each input of a merged document and whether its provenance (its
+ * artifact attestation) was verified: "official" is a claim anyone can
+ * type, an attestation is not. */
+static void inputs_section(struct report_sink *s)
+{
+  static const char *const cols[] = {"input", "platform", "provenance"};
+  const struct report *r = s->r;
+  int unverified = 0;
+
+  if (r->ninputs == 0)
+    return;
+  for (int i = 0; i < r->ninputs; i++)
+    unverified += !r->inputs[i].verified;
+  s->ops->section.begin(s, 3, "Inputs", NULL, NULL, -1);
+  prose(s, unverified ? "Not every input's provenance was verified: its "
+                        "figures are as the file says, not attested."
+                      : "Every input's artifact attestation was verified.");
+  s->ops->table.begin(s, cols, 3);
+  for (int i = 0; i < r->ninputs; i++) {
+    struct report_cell cells[3];
+    cells[0] = cell(REPORT_CELL_HEAD, r->inputs[i].name);
+    cells[1] = cell(REPORT_CELL_TEXT, r->inputs[i].os);
+    cells[2] = cell(REPORT_CELL_TEXT, r->inputs[i].provenance);
+    s->ops->table.row(s, cells, 3);
+  }
+  s->ops->table.end(s);
+  s->ops->section.end(s, 3);
+}
+
 static void platform_section(struct report_sink *s, int i)
 {
   const struct report_platform *p = &s->r->platforms[i];
@@ -557,6 +586,7 @@ int report_sections_write(struct report_sink *s)
                  "small for its timings to mean anything. They only show that "
                  "each lane ran; no comparisons or ratios are made from them.");
   s->ops->document.outline(s, &outline);
+  inputs_section(s);
   time_section(s);
   /* Charts compare platforms: memory and packages are shown across them,
    * beside their bars; without charts, under each platform. */
