@@ -11,11 +11,9 @@
 
 #define RESULT_LINE_MAX 65536
 
-/* The least time a measured round trip can take, as a plausibility floor
- * for elapsed_ns (round_trips x this), not a measurement: a real round
- * trip over a socket takes microseconds; even with many requests in flight
- * none comes near 10 ns. A client claiming less did not measure. */
-#define RESULT_MIN_NS_PER_ROUND_TRIP 10
+/* The plausibility floor of elapsed_ns per round trip
+ * (evidence/model/model.h says why). */
+#define RESULT_MIN_NS_PER_ROUND_TRIP MODEL_MIN_NS_PER_ROUND_TRIP
 
 /* Parses one line of JSON (len bytes, no NUL needed). Every field of
  * struct model_client_result but runtime is required and must be a

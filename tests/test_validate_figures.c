@@ -215,6 +215,18 @@ static void test_edits(void)
                  "more than the client's own lifetime (client.exit.wall_ns ",
                  "elapsed_ns beyond the client's lifetime");
 
+  /* The client's line and the sample agree on 1 ns for every round
+   * trip: below the runner's plausibility floor. */
+  doc = edited(SAMPLE "/elapsed_ns", json_object_new_int(1));
+  vtest_edit(doc, SAMPLE "/result/elapsed_ns", json_object_new_int(1), 0);
+  ns = 1.0 / (double)json_object_get_int64(
+                 vtest_at(base, SAMPLE "/result/round_trips"));
+  vtest_edit(doc, SAMPLE "/ns_per_round_trip", json_object_new_double(ns), 0);
+  save(doc, "floor.json", path, sizeof(path));
+  expect_refused(path, SAMPLE "/elapsed_ns",
+                 "recorded 1, below the floor of 10 ns per round trip",
+                 "elapsed_ns: 1 in the sample and the client's line");
+
   doc = edited(SAMPLE "/elapsed_ns", json_object_new_int(0));
   vtest_edit(doc, SAMPLE "/result/elapsed_ns", json_object_new_int(0), 0);
   vtest_edit(doc, SAMPLE "/ns_per_round_trip", json_object_new_double(0), 0);

@@ -389,6 +389,12 @@ static void check_time(struct walk *w, json_object *s,
     return;
   if (json_object_get_int64(elapsed) <= 0)
     finding(w, "elapsed_ns", elapsed, 0, NULL, "must be above 0");
+  else if ((uint64_t)json_object_get_int64(elapsed) /
+               MODEL_MIN_NS_PER_ROUND_TRIP <
+           (uint64_t)(r->result.round_trips > 0 ? r->result.round_trips : 0))
+    finding(w, "elapsed_ns", elapsed, 0, NULL,
+            "below the floor of %d ns per round trip (%" PRId64 " round trips)",
+            MODEL_MIN_NS_PER_ROUND_TRIP, r->result.round_trips);
   else if (r->client.reaped &&
            (uint64_t)json_object_get_int64(elapsed) > r->client.wall_ns)
     finding(w, "elapsed_ns", elapsed, 0, NULL,

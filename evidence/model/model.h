@@ -67,6 +67,14 @@ struct model_limits {
 #define MODEL_LIMITS_DEFAULT {10000, 120000, 5000, 1000, 5, 16384}
 /* clang-format on */
 
+/* The least time a measured round trip can take, as a plausibility floor
+ * for elapsed_ns (round_trips x this), not a measurement: a real round
+ * trip over a socket takes microseconds; even with many requests in flight
+ * none comes near 10 ns. A client claiming less did not measure. Here, so
+ * that the runner's check (runner/result.h) and the recompute of evidence
+ * (evidence/check/figures.h) hold one floor. */
+#define MODEL_MIN_NS_PER_ROUND_TRIP 10
+
 /* The client's result line (lanes/README.md), as parsed. */
 struct model_client_result {
   int64_t round_trips;
