@@ -191,10 +191,13 @@ static const struct {
   enum model_check check;
   const char *prefix;
 } fault_verdicts[FAULT_COUNT] = {
+    /* A rejection's message is the peer's own line as it printed it: the
+     * lanes name themselves ("client: wrong_sequence: ..."), and the stage
+     * says which peer it was, so no prefix is added. */
     [FAULT_CLIENT_REJECTION] = {"client", "protocol_violation",
-                                MODEL_CHECK_COUNT, "client: "},
+                                MODEL_CHECK_COUNT, ""},
     [FAULT_SERVER_REJECTION] = {"server", "protocol_violation",
-                                MODEL_CHECK_COUNT, "server: "},
+                                MODEL_CHECK_COUNT, ""},
     [FAULT_CLIENT_SIGNAL] = {"client", "signal", MODEL_CHECK_CLIENT_EXIT,
                              "client "},
     [FAULT_SERVER_SIGNAL] = {"server", "signal", MODEL_CHECK_SERVER_EXIT,

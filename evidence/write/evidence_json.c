@@ -158,10 +158,9 @@ json_object *evidence_runtimes_json(const struct evidence_run *run,
     if (pkg == NULL && r->declares_package) {
       pkg = json_object_new_object();
       evidence_put(pkg, "error",
-                   json_object_new_string(
-                       run->packages_skipped
-                           ? "not measured: --no-packages"
-                           : "not measured: the runtime is not usable"));
+                   json_object_new_string(run->packages_skipped
+                                              ? "skipped by --no-packages"
+                                              : "the runtime is not usable"));
     }
     evidence_put(o, "package", pkg);
     evidence_put(all, r->name, o);
