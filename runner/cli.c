@@ -282,8 +282,10 @@ static int cli_check(const struct cli_options *o, char *err, size_t errlen)
   }
   switch (is_loopback(o->host)) {
   case -1:
-    snprintf(err, errlen, "--host: '%s' is not a numeric IPv4 or IPv6 address",
-             o->host);
+    snprintf(err, errlen,
+             "--host: '%s' is not a numeric IPv4 or IPv6 address%s", o->host,
+             o->host[0] == '[' ? " (give an IPv6 one without brackets: ::1)"
+                               : "");
     return -1;
   case 0:
     if (!o->allow_non_loopback) {

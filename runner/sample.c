@@ -259,13 +259,20 @@ static int build_argv(const char *const *base, const char **out, int cap,
   return 0;
 }
 
+/* host:port as a peer gets it (lanes/README.md): an IPv6 host in
+ * brackets, "[::1]:0", so that the port stays apart from the address. */
+static void endpoint_text(char *out, size_t len, const char *host, int port)
+{
+  int v6 = strchr(host, ':') != NULL;
+  snprintf(out, len, "%s%s%s:%d", v6 ? "[" : "", host, v6 ? "]" : "", port);
+}
+
 static void start_client(struct sample_exec *x)
 {
   const struct proto_workload *w = &x->spec->workload;
   const char *argv[MODEL_ARGV_MAX];
 
-  snprintf(x->endpoint, sizeof(x->endpoint), "%s:%d", x->spec->host,
-           x->res->port);
+  endpoint_text(x->endpoint, sizeof(x->endpoint), x->spec->host, x->res->port);
   snprintf(x->num[0], sizeof(x->num[0]), "%" PRIu64, w->warmup);
   snprintf(x->num[1], sizeof(x->num[1]), "%" PRIu64, w->round_trips);
   snprintf(x->num[2], sizeof(x->num[2]), "%" PRIu32, w->payload_bytes);
@@ -600,7 +607,7 @@ int sample_run(const struct sample_spec *spec, struct model_sample *res,
   uv_timer_init(&x->loop, &x->tick);
   x->tick.data = x;
 
-  snprintf(listen, sizeof(listen), "%s:0", spec->host);
+  endpoint_text(listen, sizeof(listen), spec->host, 0);
   const char *extra[] = {"--listen", listen, NULL};
   if (build_argv(spec->server_argv, argv, MODEL_ARGV_MAX, extra) != 0) {
     snprintf(x->spawn_msg, sizeof(x->spawn_msg), "server argv too long");

@@ -327,20 +327,32 @@ static void argv_push(char **argv, int *argc, const char *s)
   }
 }
 
-/* Starts prefix + --listen 127.0.0.1:0 and waits for its first stdout
+const char *peers_host = "127.0.0.1";
+
+/* peers_host:port, an IPv6 host in brackets. */
+static void endpoint(char *out, size_t len, int port)
+{
+  int v6 = strchr(peers_host, ':') != NULL;
+  snprintf(out, len, "%s%s%s:%d", v6 ? "[" : "", peers_host, v6 ? "]" : "",
+           port);
+}
+
+/* Starts prefix + --listen peers_host:0 and waits for its first stdout
  * line. Returns the port of "READY <port>", or 0 (the server then killed
  * and reaped). */
 int peers_server_start(struct peers_proc *p, char *const prefix[])
 {
   char *argv[PEERS_MAX_ARGS];
   struct peers_proc *one[1] = {p};
+  char listen[64];
   double deadline;
   int argc = 0, port = 0;
 
+  endpoint(listen, sizeof listen, 0);
   for (int i = 0; prefix[i]; i++)
     argv_push(argv, &argc, prefix[i]);
   argv_push(argv, &argc, "--listen");
-  argv_push(argv, &argc, "127.0.0.1:0");
+  argv_push(argv, &argc, listen);
   if (peers_start(p, "server", argv) != 0)
     return 0;
   deadline = peers_now_s() + tap_timeout_s(PEERS_READY_TIMEOUT_S);
@@ -353,16 +365,16 @@ int peers_server_start(struct peers_proc *p, char *const prefix[])
   return port;
 }
 
-/* Starts prefix + --connect 127.0.0.1:port and the workload's flags.
+/* Starts prefix + --connect peers_host:port and the workload's flags.
  * Returns 0 or -1. */
 int peers_client_start(struct peers_proc *p, char *const prefix[], int port,
                        const struct proto_workload *w)
 {
   char *argv[PEERS_MAX_ARGS];
-  char connect[32], warmup[24], trips[24], bytes[16], inflight[16];
+  char connect[64], warmup[24], trips[24], bytes[16], inflight[16];
   int argc = 0;
 
-  snprintf(connect, sizeof connect, "127.0.0.1:%d", port);
+  endpoint(connect, sizeof connect, port);
   snprintf(warmup, sizeof warmup, "%" PRIu64, w->warmup);
   snprintf(trips, sizeof trips, "%" PRIu64, w->round_trips);
   snprintf(bytes, sizeof bytes, "%" PRIu32, w->payload_bytes);

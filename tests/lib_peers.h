@@ -91,12 +91,17 @@ void peers_show(const struct peers_proc *p);
 
 /* ---- one server and one client ---- */
 
-/* Starts prefix + --listen 127.0.0.1:0 and waits for its first stdout
+/* The address the servers below listen on and the clients connect to:
+ * "127.0.0.1" unless a test sets another ("::1", given to the peers as
+ * [::1]:PORT). */
+extern const char *peers_host;
+
+/* Starts prefix + --listen peers_host:0 and waits for its first stdout
  * line. Returns the port of "READY <port>", or 0 (the server then killed
  * and reaped). */
 int peers_server_start(struct peers_proc *p, char *const prefix[]);
 
-/* Starts prefix + --connect 127.0.0.1:port and the workload's flags.
+/* Starts prefix + --connect peers_host:port and the workload's flags.
  * Returns 0 or -1. */
 int peers_client_start(struct peers_proc *p, char *const prefix[], int port,
                        const struct proto_workload *w);

@@ -26,6 +26,22 @@ int sockets_port_free(int port)
   return ok;
 }
 
+int sockets_port_free6(int port)
+{
+  struct sockaddr_in6 a;
+  int fd = socket(AF_INET6, SOCK_STREAM, 0);
+  int ok;
+
+  memset(&a, 0, sizeof a);
+  a.sin6_family = AF_INET6;
+  a.sin6_port = htons((uint16_t)port);
+  a.sin6_addr = in6addr_loopback;
+  ok = fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0;
+  if (fd >= 0)
+    close(fd);
+  return ok;
+}
+
 static void sock_deadlines(int fd)
 {
   double t = tap_timeout_s(PEERS_READY_TIMEOUT_S);

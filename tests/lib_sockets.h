@@ -14,6 +14,10 @@
  * client closed first), else 0. */
 int sockets_port_free(int port);
 
+/* The same on ::1: 1 when [::1]:port can be bound again, and (port 0)
+ * whether the machine has an IPv6 loopback at all. */
+int sockets_port_free6(int port);
+
 /* A connection to 127.0.0.1:port, or -1. The caller closes it. */
 int sockets_connect(int port);
 

@@ -1,6 +1,7 @@
 /* Tests of the C lane (lanes/c): the client against the server over
  * several workloads, interop with the fixture's correct peers, each side
- * against the fixture's misbehaving peers, and bad command lines. The
+ * against the fixture's misbehaving peers, the lane on IPv6 loopback
+ * ([::1]), and bad command lines. The
  * protocol vectors' replays are tests/test_lane_c_vectors.c.
  *
  * Binaries come from $BUILD (default "build"): lanes/c/server,
@@ -63,6 +64,37 @@ static void test_self(const struct proto_workload *w)
   TAP_OK(r.port > 0 && sockets_port_free(r.port),
          "%s: the port is free at once", label);
   TAP_OK(peers_tmp_empty(), "%s: TMPDIR left empty", label);
+  if (tap_failed != before)
+    peers_pair_show(&r);
+}
+
+/* The C lane on IPv6 loopback, as crossrun --host ::1 starts it:
+ * --listen [::1]:0 and --connect [::1]:PORT. */
+static void test_ipv6(void)
+{
+  static const struct proto_workload w = {10, 1000, 64, 64};
+  char *server[] = {server_bin, NULL};
+  char *client[] = {client_bin, NULL};
+  struct peers_pair r;
+  int before = tap_failed;
+
+  if (!sockets_port_free6(0)) {
+    TAP_OK(1, "c-c on [::1] # SKIP no IPv6 loopback here");
+    return;
+  }
+  peers_host = "::1";
+  peers_pair_run(&r, server, client, &w, tap_timeout_s(SESSION_TIMEOUT_S));
+  peers_host = "127.0.0.1";
+  TAP_OK(ready_line_ok(&r), "[::1]: the server binds [::1]:0, prints READY "
+                            "<port>");
+  TAP_OK(peers_exit_code(&r.server) == 0 && peers_exit_code(&r.client) == 0,
+         "[::1]: the client connects to [::1]:PORT; both exit 0");
+  TAP_OK(lane_result_ok(r.client.out.buf, &w, "[::1]"),
+         "[::1]: result JSON has the expected totals");
+  TAP_OK(r.server.err.len == 0 && r.client.err.len == 0,
+         "[::1]: nothing on stderr");
+  TAP_OK(r.port > 0 && sockets_port_free6(r.port),
+         "[::1]: the port is free at once");
   if (tap_failed != before)
     peers_pair_show(&r);
 }
@@ -174,6 +206,8 @@ static void tests_usage(void)
   char *s = server_bin, *c = client_bin;
   char *s_none[] = {s, NULL};
   char *s_bad_addr[] = {s, "--listen", "localhost", NULL};
+  char *s_bare_v6[] = {s, "--listen", "::1:0", NULL};
+  char *s_v4_bracketed[] = {s, "--listen", "[127.0.0.1]:0", NULL};
   char *s_unknown[] = {s, "--listen", "127.0.0.1:0", "--verbose", NULL};
   char *s_twice[] = {s, "--listen", "127.0.0.1:0", "--listen=127.0.0.1:0",
                      NULL};
@@ -208,6 +242,9 @@ static void tests_usage(void)
   char *c_bad_addr[] = {c,   "--connect",       "127.0.0.1", "--warmup",
                         "1", "--round-trips",   "1",         "--payload-bytes",
                         "1", "--max-in-flight", "1",         NULL};
+  char *c_bare_v6[] = {c,   "--connect",       "::1:9", "--warmup",
+                       "1", "--round-trips",   "1",     "--payload-bytes",
+                       "1", "--max-in-flight", "1",     NULL};
   char *c_no_value[] = {
       c,   "--connect",       "127.0.0.1:9", "--warmup",
       "1", "--round-trips",   "1",           "--payload-bytes",
@@ -215,6 +252,8 @@ static void tests_usage(void)
 
   test_usage("server without arguments", s_none);
   test_usage("server --listen localhost", s_bad_addr);
+  test_usage("server --listen ::1:0 (IPv6 without brackets)", s_bare_v6);
+  test_usage("server --listen [127.0.0.1]:0", s_v4_bracketed);
   test_usage("server with an unknown flag", s_unknown);
   test_usage("server with --listen twice", s_twice);
   test_usage("server with a client flag", s_client_flag);
@@ -227,6 +266,7 @@ static void tests_usage(void)
   test_usage("client --max-in-flight 65537", c_big_window);
   test_usage("client --connect without a port", c_bad_addr);
   test_usage("client with a flag missing its value", c_no_value);
+  test_usage("client --connect ::1:9 (IPv6 without brackets)", c_bare_v6);
 }
 
 int main(void)
@@ -252,6 +292,7 @@ int main(void)
 
   for (size_t i = 0; i < sizeof self_loads / sizeof self_loads[0]; i++)
     test_self(&self_loads[i]);
+  test_ipv6();
   test_interop(1);
   test_interop(0);
   for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)

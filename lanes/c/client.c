@@ -361,7 +361,8 @@ int main(int argc, char **argv)
 
   if (lane_args_parse(&cl.args, LANE_CLIENT, argc, argv, err, sizeof err)) {
     fprintf(stderr,
-            "client: %s (usage: client --connect 127.0.0.1:PORT --warmup N "
+            "client: %s (usage: client --connect 127.0.0.1:PORT|[::1]:PORT "
+            "--warmup N "
             "--round-trips N --payload-bytes N --max-in-flight N)\n",
             err);
     return LANE_EXIT_USAGE;

@@ -57,7 +57,9 @@ static int lane_parse_u64(const char *s, uint64_t max, uint64_t *out)
   return 0;
 }
 
-/* HOST:PORT with an IPv4 host, or [HOST]:PORT with an IPv6 one. */
+/* HOST:PORT with a numeric IPv4 host, or [HOST]:PORT with a numeric IPv6
+ * one (lanes/README.md): "::1:0" is refused, since without the brackets
+ * the port cannot be told from the address. */
 static int lane_parse_addr(const char *text, enum lane_role role,
                            struct sockaddr_storage *addr)
 {
@@ -132,8 +134,9 @@ int lane_args_parse(struct lane_args *args, enum lane_role role, int argc,
       if (lane_parse_addr(values[f], role, &args->addr) != 0)
         return lane_errorf(err, err_size, "%s: bad address '%s' (expected %s)",
                            lane_flags[f].name, values[f],
-                           role == LANE_SERVER ? "127.0.0.1:0"
-                                               : "127.0.0.1:PORT");
+                           role == LANE_SERVER
+                               ? "127.0.0.1:0 or [::1]:0"
+                               : "127.0.0.1:PORT or [::1]:PORT");
       snprintf(args->addr_text, sizeof args->addr_text, "%s", values[f]);
     } else if (lane_parse_u64(values[f], UINT64_MAX, &n[f]) != 0) {
       return lane_errorf(err, err_size, "%s: bad number '%s'",

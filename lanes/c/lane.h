@@ -1,5 +1,6 @@
 /* The command line of the C lane's peers (lanes/README.md): the server's
- * --listen HOST:PORT and the client's --connect HOST:PORT and workload
+ * --listen HOST:PORT and the client's --connect HOST:PORT (IPv6 as
+ * [HOST]:PORT) and workload
  * flags. Standard C and libuv only, so it builds on every platform. */
 #ifndef CROSSRUN_LANES_C_LANE_H
 #define CROSSRUN_LANES_C_LANE_H

@@ -263,7 +263,8 @@ int main(int argc, char **argv)
   int rc;
 
   if (lane_args_parse(&args, LANE_SERVER, argc, argv, err, sizeof err) != 0) {
-    fprintf(stderr, "server: %s (usage: server --listen 127.0.0.1:0)\n", err);
+    fprintf(stderr, "server: %s (usage: server --listen 127.0.0.1:0|[::1]:0)\n",
+            err);
     return LANE_EXIT_USAGE;
   }
   lane_ignore_sigpipe();

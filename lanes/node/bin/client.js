@@ -80,7 +80,7 @@ function main() {
     if (failed) return;
     if (!connected) {
       failed = true;
-      say(`${ROLE}: connect to ${connect.host}:${connect.port}: ${e.code || e.message}`);
+      say(`${ROLE}: connect to ${connect.text}: ${e.code || e.message}`);
       process.exit(1);
     }
     // A reset is truncated inside a frame, else unexpected_eof, even

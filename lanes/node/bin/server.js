@@ -72,7 +72,7 @@ function main() {
     serve(sock);
   });
   server.on('error', (e) => {
-    say(`${ROLE}: listen on ${listen.host}:${listen.port}: ${e.message}`);
+    say(`${ROLE}: listen on ${listen.text}: ${e.message}`);
     process.exit(1);
   });
   server.listen({ host: listen.host, port: listen.port }, () => {

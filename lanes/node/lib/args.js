@@ -4,6 +4,8 @@
 // as UsageError (exit 2); a valid request this runtime cannot serve is
 // thrown as Unsupported (exit 127).
 
+const net = require('node:net');
+
 const codec = require('./codec');
 
 class UsageError extends Error {}
@@ -44,15 +46,19 @@ function parseUint(name, text) {
   return BigInt(text);
 }
 
-// "host:port" or "[v6host]:port"; port 0..65535.
+// "host:port" or "[v6 address]:port" (lanes/README.md); port 0..65535.
+// An IPv6 address without brackets ("::1:0") is refused: its port cannot
+// be told from it. `text` is the address as given, for messages.
 function parseAddress(name, text, allowZeroPort) {
   const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):([0-9]{1,5})$/.exec(text);
-  if (!m) throw new UsageError(`--${name}: expected HOST:PORT, got ${JSON.stringify(text)}`);
+  if (!m || (m[1] !== undefined && !net.isIPv6(m[1]))) {
+    throw new UsageError(`--${name}: expected HOST:PORT or [IPv6]:PORT, got ${JSON.stringify(text)}`);
+  }
   const port = Number(m[3]);
   if (port > 65535 || (port === 0 && !allowZeroPort)) {
     throw new UsageError(`--${name}: bad port ${m[3]}`);
   }
-  return { host: m[1] || m[2], port };
+  return { host: m[1] || m[2], port, text };
 }
 
 function parseServerArgs(argv) {

@@ -52,13 +52,29 @@ function run(argv, { onStdout } = {}) {
   return { child, done };
 }
 
-// Starts a server command; resolves once READY is printed.
-async function startServer(argv) {
+// host:port as the runner gives it to a peer: an IPv6 host in brackets.
+function endpoint(host, port) {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+// Whether ::1 can be bound here (the machine has an IPv6 loopback).
+async function haveIPv6Loopback() {
+  const probe = net.createServer();
+  const ok = await new Promise((resolve) => {
+    probe.once('error', () => resolve(false));
+    probe.listen(0, '::1', () => resolve(true));
+  });
+  if (ok) await new Promise((resolve) => probe.close(resolve));
+  return ok;
+}
+
+// Starts a server command on host; resolves once READY is printed.
+async function startServer(argv, host = '127.0.0.1') {
   let ready;
   const portP = new Promise((resolve) => {
     ready = resolve;
   });
-  const r = run([...argv, '--listen', '127.0.0.1:0'], {
+  const r = run([...argv, '--listen', endpoint(host, 0)], {
     onStdout: (out) => {
       const m = /^READY (\d+)\n/.exec(out);
       if (m) ready(Number(m[1]));
@@ -72,10 +88,10 @@ async function startServer(argv) {
   return { port, done: r.done, child: r.child };
 }
 
-function clientArgs(port, w) {
+function clientArgs(port, w, host = '127.0.0.1') {
   return [
     '--connect',
-    `127.0.0.1:${port}`,
+    endpoint(host, port),
     '--warmup',
     String(w.W),
     '--round-trips',
@@ -106,9 +122,9 @@ function checkResult(stdout, w) {
   return r;
 }
 
-async function session(clientCmd, serverCmd, w) {
-  const srv = await startServer(serverCmd);
-  const cli = await run([...clientCmd, ...clientArgs(srv.port, w)]).done;
+async function session(clientCmd, serverCmd, w, host = '127.0.0.1') {
+  const srv = await startServer(serverCmd, host);
+  const cli = await run([...clientCmd, ...clientArgs(srv.port, w, host)]).done;
   const s = await srv.done;
   assert.equal(cli.stderr, '', 'client stderr');
   assert.equal(cli.code, 0, `client exit: ${cli.stderr}`);
@@ -133,6 +149,34 @@ for (const w of WORKLOADS) {
   test(`node client vs node server: W=${w.W} N=${w.N} P=${w.P} M=${w.M}`, { timeout: TIMEOUT }, async () => {
     const r = await session(NODE_CLIENT, NODE_SERVER, w);
     assert.equal(r.runtime, 'node');
+  });
+}
+
+// IPv6 loopback, as crossrun --host ::1 runs the lanes: --listen [::1]:0
+// and --connect [::1]:PORT.
+const IPV6_PAIRS = [
+  ['node client vs node server', NODE_CLIENT, NODE_SERVER, true],
+  ['node client vs C server', NODE_CLIENT, C_SERVER, HAVE_C],
+  ['C client vs node server', C_CLIENT, NODE_SERVER, HAVE_C],
+];
+
+for (const [name, clientCmd, serverCmd, available] of IPV6_PAIRS) {
+  test(`${name} on [::1]`, { timeout: TIMEOUT }, async (t) => {
+    if (!available) return t.skip('the C lane is not built');
+    if (!(await haveIPv6Loopback())) return t.skip('no IPv6 loopback here');
+    const w = { W: 10, N: 2000, P: 64, M: 64 };
+    await session(clientCmd, serverCmd, w, '::1');
+    const srv = await startServer(serverCmd, '::1');
+    // The server listens on ::1 only: 127.0.0.1 has nothing on its port.
+    const v4 = net.connect({ host: '127.0.0.1', port: srv.port });
+    const refused = await new Promise((resolve) => {
+      v4.on('error', (e) => resolve(e.code));
+      v4.on('connect', () => resolve('connected'));
+    });
+    v4.destroy();
+    srv.child.kill();
+    await srv.done;
+    assert.equal(refused, 'ECONNREFUSED');
   });
 }
 
@@ -580,6 +624,8 @@ const BAD_CLIENT_FLAGS = [
   ['--connect', '127.0.0.1:1', '--warmup', '0', '--round-trips', '4611686018427387904', '--payload-bytes', '0', '--max-in-flight', '1'],
   ['--connect', '127.0.0.1:1', '--warmup', '18446744073709551616', '--round-trips', '1', '--payload-bytes', '0', '--max-in-flight', '1'],
   ['--connect', 'localhost', '--warmup', '0', '--round-trips', '1', '--payload-bytes', '0', '--max-in-flight', '1'],
+  ['--connect', '::1:1', '--warmup', '0', '--round-trips', '1', '--payload-bytes', '0', '--max-in-flight', '1'],
+  ['--connect', '[localhost]:1', '--warmup', '0', '--round-trips', '1', '--payload-bytes', '0', '--max-in-flight', '1'],
   ['--connect', '127.0.0.1:1', '--warmup', '0', '--warmup', '0', '--round-trips', '1', '--payload-bytes', '0', '--max-in-flight', '1'],
 ];
 
@@ -630,7 +676,7 @@ test('client: connection refused is one line and a non-zero exit', async () => {
   assert.equal(res.stderr.split('\n').length, 2, res.stderr);
 });
 
-for (const args of [[], ['--listen'], ['--listen', '127.0.0.1'], ['--listen', '127.0.0.1:0', '--extra', 'x'], ['--port', '0']]) {
+for (const args of [[], ['--listen'], ['--listen', '127.0.0.1'], ['--listen', '127.0.0.1:0', '--extra', 'x'], ['--port', '0'], ['--listen', '::1:0'], ['--listen', '[127.0.0.1]:0']]) {
   test(`server flags [${args.join(' ')}]: exit 2`, async () => {
     const res = await run([...NODE_SERVER, ...args]).done;
     assert.equal(res.code, 2);

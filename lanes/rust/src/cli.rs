@@ -62,10 +62,22 @@ pub fn parse_number(flag: &str, text: &str) -> Result<u64, String> {
         .map_err(|_| format!("bad number {:?} for {}: too large", text, flag))
 }
 
-/// Resolves `host:port` to every address it names.
+/// Resolves `host:port` to every address it names; an IPv6 address comes
+/// in brackets (`[::1]:0`, lanes/README.md). Without them (`::1:0`) the
+/// port cannot be told from the address, so that is refused, even where
+/// the resolver would guess.
 pub fn parse_addrs(flag: &str, text: &str) -> Result<Vec<SocketAddr>, String> {
     if let Ok(a) = text.parse::<SocketAddr>() {
         return Ok(vec![a]);
+    }
+    if text
+        .rsplit_once(':')
+        .is_some_and(|(host, _)| host.contains(':') && !host.starts_with('['))
+    {
+        return Err(format!(
+            "bad address {:?} for {}: an IPv6 address goes in brackets, [::1]:PORT",
+            text, flag
+        ));
     }
     match text.to_socket_addrs() {
         Ok(a) => {
@@ -208,5 +220,21 @@ mod tests {
         assert!(parse_server(args("--listen")).is_err());
         assert!(parse_server(args("--listen 127.0.0.1:0 --port 3")).is_err());
         assert!(parse_server(args("--listen nonsense")).is_err());
+    }
+
+    #[test]
+    fn ipv6_in_brackets() {
+        let a = parse_server(args("--listen [::1]:0")).unwrap();
+        assert!(a.is_ipv6() && a.ip().is_loopback() && a.port() == 0);
+        let c = parse_client(args(
+            "--connect [::1]:9 --warmup 0 --round-trips 1 --payload-bytes 0 --max-in-flight 1",
+        ))
+        .unwrap();
+        assert_eq!(c.connect, vec!["[::1]:9".parse::<SocketAddr>().unwrap()]);
+        assert_eq!(c.connect_text, "[::1]:9");
+        let bare = parse_server(args("--listen ::1:0")).unwrap_err();
+        assert!(bare.contains("in brackets"), "{}", bare);
+        assert!(parse_server(args("--listen [::1]")).is_err());
+        assert!(parse_server(args("--listen [127.0.0.1]:0")).is_err());
     }
 }

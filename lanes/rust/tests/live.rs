@@ -52,8 +52,13 @@ fn finish(mut child: Child, stdout: Option<ChildStdout>) -> Finished {
 
 /// Starts the server; returns it, its stdout after the READY line, and the port.
 fn start_server() -> (Child, BufReader<ChildStdout>, u16) {
+    start_server_on("127.0.0.1:0")
+}
+
+/// The same on `listen` (`[::1]:0` for IPv6).
+fn start_server_on(listen: &str) -> (Child, BufReader<ChildStdout>, u16) {
     let mut child = Command::new(SERVER)
-        .args(["--listen", "127.0.0.1:0"])
+        .args(["--listen", listen])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -79,10 +84,15 @@ fn finish_server(child: Child, reader: BufReader<ChildStdout>) -> Finished {
 }
 
 fn spawn_client(port: u16, w: u64, n: u64, p: u32, m: u32) -> Child {
+    spawn_client_to(&format!("127.0.0.1:{}", port), w, n, p, m)
+}
+
+/// The same against `connect` (`[::1]:PORT` for IPv6).
+fn spawn_client_to(connect: &str, w: u64, n: u64, p: u32, m: u32) -> Child {
     Command::new(CLIENT)
         .args([
             "--connect",
-            &format!("127.0.0.1:{}", port),
+            connect,
             "--warmup",
             &w.to_string(),
             "--round-trips",
@@ -161,6 +171,32 @@ fn session(w: u64, n: u64, p: u32, m: u32) {
     assert_eq!(field(j, "bytes_sent"), t.bytes_sent);
     assert_eq!(field(j, "bytes_received"), t.bytes_received);
     assert!(field(j, "elapsed_ns") > 0);
+}
+
+/// Both on IPv6 loopback, as crossrun --host ::1 starts them: the server
+/// on [::1]:0 (and on ::1 only), the client to [::1]:PORT.
+#[test]
+fn session_on_ipv6_loopback() {
+    if TcpListener::bind("[::1]:0").is_err() {
+        eprintln!("skipped: no IPv6 loopback here");
+        return;
+    }
+    let (server, reader, port) = start_server_on("[::1]:0");
+    assert!(
+        TcpStream::connect(("127.0.0.1", port)).is_err(),
+        "nothing on 127.0.0.1:{}",
+        port
+    );
+    let client = finish(
+        spawn_client_to(&format!("[::1]:{}", port), 10, 2000, 64, 64),
+        None,
+    );
+    let server = finish_server(server, reader);
+    assert!(client.status.success(), "client: {}", client.stderr);
+    assert!(server.status.success(), "server: {}", server.stderr);
+    assert_eq!(client.stderr, "");
+    assert_eq!(server.stderr, "");
+    assert_eq!(field(&client.stdout, "round_trips"), 2000);
 }
 
 #[test]
@@ -651,6 +687,7 @@ fn bad_flags_exit_2() {
         vec![],
         vec!["--listen"],
         vec!["--listen", "127.0.0.1:0", "--x", "1"],
+        vec!["--listen", "::1:0"],
     ] {
         let f = run_args(SERVER, &args);
         assert_eq!(
