@@ -1,6 +1,7 @@
 #include "runner/summary.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "evidence/write/compare.h"
@@ -39,12 +40,115 @@ static const char *rss_source(const struct evidence_lane *lane, int server)
   return any ? "exact" : "";
 }
 
+/* A table printed once every cell is known, so that each column is as
+ * wide as its widest cell whatever the names (a runtime name may have 31
+ * characters, a lane's 63): as plain columns two spaces apart, the last
+ * one unpadded, or as a Markdown table whose pipes line up. */
+struct table {
+  int ncols;
+  int nrows;
+  int cap;
+  char **cells; /* nrows * ncols, each owned */
+};
+
+/* Characters as a terminal shows them: UTF-8 continuation bytes take no
+ * column. */
+static int text_width(const char *s)
+{
+  int w = 0;
+  for (; *s; s++)
+    w += ((unsigned char)*s & 0xc0) != 0x80;
+  return w;
+}
+
+static void table_add(struct table *t, const char *const *row)
+{
+  if (t->nrows == t->cap) {
+    int cap = t->cap ? 2 * t->cap : 16;
+    char **cells =
+        realloc(t->cells, (size_t)cap * (size_t)t->ncols * sizeof(*cells));
+    if (cells == NULL)
+      return; /* out of memory: the row is left out */
+    t->cells = cells;
+    t->cap = cap;
+  }
+  for (int c = 0; c < t->ncols; c++)
+    t->cells[t->nrows * t->ncols + c] = strdup(row[c] ? row[c] : "");
+  t->nrows++;
+}
+
+static void pad(FILE *f, const char *text, int width)
+{
+  fputs(text, f);
+  for (int n = text_width(text); n < width; n++)
+    fputc(' ', f);
+}
+
+/* Row 0 is the heading. indent goes before each plain row. */
+static void table_print(FILE *f, const struct table *t, int markdown,
+                        const char *indent)
+{
+  int *width = calloc((size_t)t->ncols, sizeof(*width));
+
+  if (width == NULL)
+    return;
+  for (int r = 0; r < t->nrows; r++)
+    for (int c = 0; c < t->ncols; c++) {
+      const char *cell = t->cells[r * t->ncols + c];
+      int w = cell ? text_width(cell) : 0;
+      if (w > width[c])
+        width[c] = w;
+    }
+  for (int c = 0; markdown && c < t->ncols; c++)
+    if (width[c] < 3)
+      width[c] = 3; /* the rule's "---" */
+  for (int r = 0; r < t->nrows; r++) {
+    fputs(markdown ? "|" : indent, f);
+    for (int c = 0; c < t->ncols; c++) {
+      const char *cell = t->cells[r * t->ncols + c];
+      cell = cell ? cell : "";
+      if (markdown) {
+        fputc(' ', f);
+        pad(f, cell, width[c]);
+        fputs(" |", f);
+      } else if (c == t->ncols - 1) {
+        fputs(cell, f);
+      } else {
+        pad(f, cell, width[c]);
+        fputs("  ", f);
+      }
+    }
+    fputc('\n', f);
+    if (markdown && r == 0) {
+      fputc('|', f);
+      for (int c = 0; c < t->ncols; c++) {
+        fputc(' ', f);
+        for (int k = 0; k < width[c]; k++)
+          fputc('-', f);
+        fputs(" |", f);
+      }
+      fputc('\n', f);
+    }
+  }
+  free(width);
+}
+
+static void table_release(struct table *t)
+{
+  for (int i = 0; i < t->nrows * t->ncols; i++)
+    free(t->cells[i]);
+  free(t->cells);
+  t->cells = NULL;
+  t->nrows = t->cap = 0;
+}
+
 #define BASELINE_LANE "baseline-baseline"
 
 /* When the raw loopback baseline ran, each lane's median against its. */
 static void print_baseline_ratios(FILE *f, const struct evidence_run *run)
 {
   struct stats_lane base, st;
+  struct table t = {3, 0, 0, NULL};
   int found = 0;
 
   for (int l = 0; l < run->nlanes; l++) {
@@ -60,15 +164,22 @@ static void print_baseline_ratios(FILE *f, const struct evidence_run *run)
           "trip):\n",
           base.ns_per_rt.median);
   for (int l = 0; l < run->nlanes; l++) {
+    char ratio[32], range[80];
+    const char *row[] = {run->lanes[l].name, ratio, range};
     if (strcmp(run->lanes[l].name, BASELINE_LANE) == 0)
       continue;
     stats_lane_compute(run->lanes[l].samples, run->lanes[l].nsamples, &st);
-    if (st.timed > 0)
-      fprintf(f, "  %-16s %.2fx  (min-max %.2fx-%.2fx)\n", run->lanes[l].name,
-              st.ns_per_rt.median / base.ns_per_rt.median,
-              st.ns_per_rt.min / base.ns_per_rt.median,
-              st.ns_per_rt.max / base.ns_per_rt.median);
+    if (st.timed == 0)
+      continue;
+    snprintf(ratio, sizeof(ratio), "%.2fx",
+             st.ns_per_rt.median / base.ns_per_rt.median);
+    snprintf(range, sizeof(range), "(min-max %.2fx-%.2fx)",
+             st.ns_per_rt.min / base.ns_per_rt.median,
+             st.ns_per_rt.max / base.ns_per_rt.median);
+    table_add(&t, row);
   }
+  table_print(f, &t, 0, "  ");
+  table_release(&t);
 }
 
 static const struct evidence_lane *
@@ -92,6 +203,9 @@ static void size_text(char *out, size_t len, int64_t bytes)
 /* Client runtime x server runtime, the median time of each lane. */
 static void print_matrix_table(FILE *f, const struct evidence_run *run)
 {
+  struct table t = {1, 0, 0, NULL};
+  const char **row;
+  char(*text)[64];
   int cells = 0;
 
   for (int l = 0; l < run->nlanes; l++)
@@ -99,102 +213,152 @@ static void print_matrix_table(FILE *f, const struct evidence_run *run)
         strcmp(run->lanes[l].client_runtime, run->lanes[l].server_runtime) != 0;
   if (cells == 0 || run->nruntimes < 2)
     return;
+  for (int s = 0; s < run->nruntimes; s++)
+    t.ncols += !run->runtimes[s].hidden;
+  row = calloc((size_t)t.ncols, sizeof(*row));
+  text = calloc((size_t)t.ncols, sizeof(*text));
+  if (row == NULL || text == NULL)
+    goto out;
   fprintf(f, "\nmedian ns per round trip (also ms per million round "
-             "trips), [min-max]:\n\n| client \\ server |");
-  for (int s = 0; s < run->nruntimes; s++)
+             "trips), [min-max]:\n\n");
+  row[0] = "client \\ server";
+  for (int s = 0, k = 1; s < run->nruntimes; s++)
     if (!run->runtimes[s].hidden)
-      fprintf(f, " %s |", run->runtimes[s].name);
-  fprintf(f, "\n| --- |");
-  for (int s = 0; s < run->nruntimes; s++)
-    if (!run->runtimes[s].hidden)
-      fprintf(f, " --- |");
-  fprintf(f, "\n");
+      row[k++] = run->runtimes[s].name;
+  table_add(&t, row);
   /* Hidden runtimes (the baseline) only meet themselves: not a cell. */
   for (int c = 0; c < run->nruntimes; c++) {
+    int k = 1;
     if (run->runtimes[c].hidden)
       continue;
-    fprintf(f, "| %s |", run->runtimes[c].name);
-    for (int s = 0; s < run->nruntimes; s++) {
-      if (run->runtimes[s].hidden)
-        continue;
-      const struct evidence_lane *lane =
-          lane_of(run, run->runtimes[c].name, run->runtimes[s].name);
+    row[0] = run->runtimes[c].name;
+    for (int s = 0; s < run->nruntimes; s++, k++) {
+      const struct evidence_lane *lane;
       struct stats_lane st;
+      if (run->runtimes[s].hidden) {
+        k--;
+        continue;
+      }
+      lane = lane_of(run, run->runtimes[c].name, run->runtimes[s].name);
+      row[k] = text[k];
       if (lane == NULL) {
-        fprintf(f, " |");
+        text[k][0] = '\0';
         continue;
       }
       stats_lane_compute(lane->samples, lane->nsamples, &st);
       if (st.timed > 0 && st.failed == 0)
-        fprintf(f, " %.0f [%.0f-%.0f] |", st.ns_per_rt.median, st.ns_per_rt.min,
-                st.ns_per_rt.max);
+        snprintf(text[k], sizeof(text[k]), "%.0f [%.0f-%.0f]",
+                 st.ns_per_rt.median, st.ns_per_rt.min, st.ns_per_rt.max);
       else
-        fprintf(f, " %s |", stats_lane_status(lane, &st));
+        snprintf(text[k], sizeof(text[k]), "%s", stats_lane_status(lane, &st));
     }
-    fprintf(f, "\n");
+    table_add(&t, row);
   }
+  table_print(f, &t, 1, "");
+out:
+  table_release(&t);
+  free(row);
+  free(text);
 }
 
 /* Same-runtime lanes: what the client and the server of one runtime
  * cost when they talk to each other. */
 static void print_memory_table(FILE *f, const struct evidence_run *run)
 {
-  int header = 0;
+  struct table t = {3, 0, 0, NULL};
+  const char *heading[] = {"runtime", "peak RSS", "CPU"};
 
   for (int r = 0; r < run->nruntimes; r++) {
     const char *name = run->runtimes[r].name;
     const struct evidence_lane *lane = lane_of(run, name, name);
     struct stats_lane st;
-    char c[32], s[32], cc[32], sc[32];
+    char c[32], s[32], cc[32], sc[32], rss[72], cpu[72];
+    const char *row[] = {name, rss, cpu};
     if (lane == NULL)
       continue;
     stats_lane_compute(lane->samples, lane->nsamples, &st);
     if (st.client_rss.n == 0)
       continue;
-    if (!header++)
-      fprintf(f, "\nsame-runtime lanes, median peak RSS and CPU, client / "
-                 "server:\n\n| runtime | peak RSS | CPU |\n"
-                 "| --- | --- | --- |\n");
+    if (t.nrows == 0)
+      table_add(&t, heading);
     mib(c, sizeof(c), st.client_rss.median, st.client_rss.n);
     mib(s, sizeof(s), st.server_rss.median, st.server_rss.n);
     ms(cc, sizeof(cc), st.client_cpu.median, st.client_cpu.n);
     ms(sc, sizeof(sc), st.server_cpu.median, st.server_cpu.n);
-    fprintf(f, "| %s | %s / %s | %s / %s |\n", name, c, s, cc, sc);
+    snprintf(rss, sizeof(rss), "%s / %s", c, s);
+    snprintf(cpu, sizeof(cpu), "%s / %s", cc, sc);
+    table_add(&t, row);
   }
+  if (t.nrows > 0) {
+    fprintf(f, "\nsame-runtime lanes, median peak RSS and CPU, client / "
+               "server:\n\n");
+    table_print(f, &t, 1, "");
+  }
+  table_release(&t);
 }
 
 static void print_packages_table(FILE *f, const struct evidence_run *run)
 {
+  static const char *const heading[] = {"runtime",     "artifact", "packed",
+                                        "unpacked",    "files",    "sha256",
+                                        "reproducible"};
+  struct table t = {7, 0, 0, NULL};
+
   if (run->npackages == 0 && !run->packages_skipped)
     return;
   if (run->packages_skipped) {
     fprintf(f, "\npackages: not measured (--no-packages)\n");
     return;
   }
-  fprintf(f, "\npackages:\n\n| runtime | artifact | packed | unpacked | "
-             "files | sha256 | reproducible |\n| --- | --- | --- | --- | "
-             "--- | --- | --- |\n");
+  fprintf(f, "\npackages:\n\n");
+  table_add(&t, heading);
   for (int i = 0; i < run->npackages; i++) {
     const struct model_package *p = &run->packages[i];
-    char packed[32], unpacked[32];
+    char packed[32], unpacked[32], files[16], sha[16], failed[300];
+    const char *row[] = {p->runtime,
+                         p->package.file_name,
+                         packed,
+                         unpacked,
+                         files,
+                         sha,
+                         p->reproducible < 0 ? "unknown"
+                         : p->reproducible   ? "yes"
+                                             : "no: a second pack differs"};
     if (!p->measured) {
-      fprintf(f, "| %s | failed: %s | | | | | |\n", p->runtime, p->error);
+      const char *none[] = {p->runtime, failed, "", "", "", "", ""};
+      snprintf(failed, sizeof(failed), "failed: %s", p->error);
+      table_add(&t, none);
       continue;
     }
     size_text(packed, sizeof(packed), p->package.packed_bytes);
     size_text(unpacked, sizeof(unpacked), p->package.unpacked_bytes);
-    fprintf(f, "| %s | %s | %s | %s | %d | %.12s | %s |\n", p->runtime,
-            p->package.file_name, packed, unpacked, p->package.file_count,
-            p->package.sha256,
-            p->reproducible < 0 ? "unknown"
-            : p->reproducible   ? "yes"
-                                : "no: a second pack differs");
+    snprintf(files, sizeof(files), "%d", p->package.file_count);
+    snprintf(sha, sizeof(sha), "%.12s", p->package.sha256);
+    table_add(&t, row);
   }
+  table_print(f, &t, 1, "");
+  table_release(&t);
+}
+
+/* "c-node  0.52x  faster  U=0 p=0.008  (against node-node)" */
+static void comparison_row(struct table *t, const struct evidence_lane *lane,
+                           const struct compare_result *r,
+                           const struct evidence_lane *against)
+{
+  char ratio[32], up[64], other[96] = "";
+  const char *row[] = {lane->name, ratio, r->verdict, up, other};
+
+  snprintf(ratio, sizeof(ratio), "%.2fx", r->ratio);
+  snprintf(up, sizeof(up), "U=%g p=%.3f", r->u, r->p);
+  if (against)
+    snprintf(other, sizeof(other), "(against %s)", against->name);
+  table_add(t, row);
 }
 
 static void print_comparisons(FILE *f, const struct evidence_run *run)
 {
   const struct evidence_lane *ref = NULL;
+  struct table t = {5, 0, 0, NULL};
   struct compare_result r;
   int n = 0, any = 0;
 
@@ -221,10 +385,8 @@ static void print_comparisons(FILE *f, const struct evidence_run *run)
           ref->name);
   for (int l = 0; l < run->nlanes; l++) {
     const struct evidence_lane *lane = &run->lanes[l];
-    if (lane == ref || compare_lanes(lane, ref, &r) != 0)
-      continue;
-    fprintf(f, "  %-17s %6.2fx  %-6s U=%g p=%.3f\n", lane->name, r.ratio,
-            r.verdict, r.u, r.p);
+    if (lane != ref && compare_lanes(lane, ref, &r) == 0)
+      comparison_row(&t, lane, &r, NULL);
   }
   /* The same-runtime lanes against each other: each runtime talking to
    * itself, runtime against runtime. */
@@ -237,10 +399,11 @@ static void print_comparisons(FILE *f, const struct evidence_run *run)
       if (lb == ref || strcmp(lb->client_runtime, lb->server_runtime) != 0 ||
           compare_lanes(lb, la, &r) != 0)
         continue;
-      fprintf(f, "  %-17s %6.2fx  %-6s U=%g p=%.3f  (against %s)\n", lb->name,
-              r.ratio, r.verdict, r.u, r.p, la->name);
+      comparison_row(&t, lb, &r, la);
     }
   }
+  table_print(f, &t, 0, "  ");
+  table_release(&t);
   if (n > 1)
     fprintf(f,
             "with %d samples, [min, max] is a %.2f%% interval for the "
@@ -267,7 +430,16 @@ int summary_all_passed(const struct evidence_run *run)
 
 void summary_print(FILE *f, const struct evidence_run *run)
 {
+  static const char *const heading[] = {"lane",
+                                        "status",
+                                        "passed",
+                                        "ns/round trip [min-max]",
+                                        "client peak RSS",
+                                        "server peak RSS",
+                                        "client CPU",
+                                        "server CPU"};
   struct evidence_cleanliness c;
+  struct table t = {8, 0, 0, NULL};
   int unavailable = 0, failures = 0;
 
   fprintf(f,
@@ -280,9 +452,8 @@ void summary_print(FILE *f, const struct evidence_run *run)
   if (!run->performance_claims)
     fprintf(f, "smoke check: no performance claims; timings below only "
                "show that each lane ran\n");
-  fprintf(f, "\n%-17s %-11s %-6s %-24s %-18s %-18s %-10s %-10s\n", "lane",
-          "status", "passed", "ns/round trip [min-max]", "client peak RSS",
-          "server peak RSS", "client CPU", "server CPU");
+  fprintf(f, "\n");
+  table_add(&t, heading);
   for (int l = 0; l < run->nlanes; l++) {
     const struct evidence_lane *lane = &run->lanes[l];
     struct stats_lane st;
@@ -297,18 +468,24 @@ void summary_print(FILE *f, const struct evidence_run *run)
       snprintf(time, sizeof(time), "-");
     mib(crss, sizeof(crss), st.client_rss.median, st.client_rss.n);
     mib(srss, sizeof(srss), st.server_rss.median, st.server_rss.n);
-    snprintf(cr, sizeof(cr), "%s %s", crss,
+    snprintf(cr, sizeof(cr), "%s%s%s", crss,
+             st.client_rss.n && *rss_source(lane, 0) ? " " : "",
              st.client_rss.n ? rss_source(lane, 0) : "");
-    snprintf(sr, sizeof(sr), "%s %s", srss,
+    snprintf(sr, sizeof(sr), "%s%s%s", srss,
+             st.server_rss.n && *rss_source(lane, 1) ? " " : "",
              st.server_rss.n ? rss_source(lane, 1) : "");
     ms(ccpu, sizeof(ccpu), st.client_cpu.median, st.client_cpu.n);
     ms(scpu, sizeof(scpu), st.server_cpu.median, st.server_cpu.n);
     snprintf(passed, sizeof(passed), "%d/%d", st.passed, lane->nsamples);
-    fprintf(f, "%-17s %-11s %-6s %-24s %-18s %-18s %-10s %-10s\n", lane->name,
-            stats_lane_status(lane, &st), passed, time, cr, sr, ccpu, scpu);
+    const char *row[] = {
+        lane->name, stats_lane_status(lane, &st), passed, time, cr, sr, ccpu,
+        scpu};
+    table_add(&t, row);
     if (lane->unavailable_reason)
       unavailable++;
   }
+  table_print(f, &t, 0, "");
+  table_release(&t);
   fprintf(f, "peak RSS: exact = the peer's own peak as it exited; sampled = "
              "the last reading while it ran (a lower bound)\n");
   for (int l = 0; l < run->nlanes; l++) {

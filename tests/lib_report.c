@@ -389,3 +389,66 @@ void rtest_teardown(struct rtest_evidence *e)
   if (system(cmd) != 0)
     tap_diag("could not remove %s", rtest_dir);
 }
+
+char *rtest_md_unpadded(char *text)
+{
+  char *in = text, *out = text;
+  int table = 0, line_start = 1;
+
+  if (text == NULL)
+    return NULL;
+  while (*in) {
+    if (line_start)
+      table = *in == '|';
+    line_start = *in == '\n';
+    if (table && *in == ' ' && out > text && out[-1] == ' ') {
+      in++;
+      continue;
+    }
+    if (table && *in == '-' && out - text >= 3 && out[-1] == '-' &&
+        out[-2] == '-' && out[-3] == '-') {
+      in++;
+      continue;
+    }
+    *out++ = *in++;
+  }
+  *out = '\0';
+  return text;
+}
+
+/* The columns of the unescaped '|' of a table line, up to max. */
+static int pipe_columns(const char *line, int *cols, int max)
+{
+  int n = 0, col = 0;
+  for (const char *p = line; *p && *p != '\n'; p++) {
+    if (((unsigned char)*p & 0xc0) == 0x80)
+      continue;
+    if (*p == '|' && (p == line || p[-1] != '\\') && n < max)
+      cols[n++] = col;
+    col++;
+  }
+  return n;
+}
+
+int rtest_md_aligned(const char *text, const char **bad)
+{
+  int first[64], nfirst = -1;
+
+  for (const char *line = text; line && *line;) {
+    const char *next = strchr(line, '\n');
+    if (*line == '|') {
+      int cols[64], n = pipe_columns(line, cols, 64);
+      if (nfirst < 0) {
+        memcpy(first, cols, sizeof(first));
+        nfirst = n;
+      } else if (n != nfirst || memcmp(cols, first, (size_t)n * sizeof(int))) {
+        *bad = line;
+        return 0;
+      }
+    } else {
+      nfirst = -1;
+    }
+    line = next ? next + 1 : NULL;
+  }
+  return 1;
+}

@@ -52,6 +52,16 @@ char *rtest_slurp(const char *path, size_t *len);
 /* How many times needle occurs in hay, overlaps included. */
 int rtest_count(const char *hay, const char *needle);
 
+/* Markdown's tables as if their cells were not padded: in each line that
+ * starts with '|', runs of spaces become one and a rule's dashes "---",
+ * in place. Returns text (NULL stays NULL). */
+char *rtest_md_unpadded(char *text);
+
+/* 1 when every line of each Markdown table in text has its '|' at the same
+ * columns (counted in characters, not bytes) as the table's first line;
+ * else 0, with the first line that does not in *bad. */
+int rtest_md_aligned(const char *text, const char **bad);
+
 /* Starts argv in its own process group with stdout and stderr to files
  * and env added to the environment. Returns the pid, or -1. */
 pid_t rtest_start(const char *const *argv, const char *out, const char *err,

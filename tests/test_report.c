@@ -120,6 +120,16 @@ static void test_markdown(const char *quick, const char *full,
   char *q = render(quick, "quick.md", report_markdown);
   char *f = render(full, "full.md", report_markdown);
   char *m = render(merged, "merged.md", report_markdown);
+  const char *bad = "";
+  /* The tables' pipes line up; the checks below read them unpadded. */
+  int aligned = q && f && m && rtest_md_aligned(q, &bad) &&
+                rtest_md_aligned(f, &bad) && rtest_md_aligned(m, &bad);
+
+  TAP_OK(aligned, "Markdown: every table's columns line up (%.*s)",
+         (int)strcspn(bad, "\n"), bad);
+  rtest_md_unpadded(q);
+  rtest_md_unpadded(f);
+  rtest_md_unpadded(m);
 
   if (TAP_OK(q != NULL, "quick: Markdown written")) {
     TAP_OK(strstr(q, "Smoke check: no performance claims") != NULL,

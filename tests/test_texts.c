@@ -5,7 +5,9 @@
  * left out by --no-packages reads "not measured: skipped by
  * --no-packages", never "not measured: not measured: ...". No text of the
  * summary, the evidence or the Markdown, HTML and JUnit reports repeats a
- * prefix. */
+ * prefix. And with runtime names of 31 characters (lanes of 63) the
+ * summary's columns and every Markdown table, the summary's and the
+ * report's, still line up: each column is as wide as its content. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include <json-c/json.h>
 
 #include "tests/lib_json.h"
+#include "tests/lib_report.h"
 #include "tests/lib_scratch.h"
 #include "tests/tap.h"
 
@@ -66,20 +69,29 @@ static void no_doubled_prefix(const char *what, const char *text)
   TAP_OK(!twice, "%s: no prefix twice%s%s", what, found[0] ? ": " : "", found);
 }
 
+/* A new matrix file in the scratch folder, or NULL (a failed check). */
+static FILE *matrix_file(const char *name)
+{
+  char path[SCRATCH_PATH_CAP];
+  FILE *f;
+
+  scratch_path(path, name);
+  f = fopen(path, "w");
+  if (f == NULL)
+    TAP_OK(0, "cannot write %s", path);
+  return f;
+}
+
 static void test_doubled_prefixes(void)
 {
-  char matrix[SCRATCH_PATH_CAP], cmd[4 * SCRATCH_PATH_CAP];
+  char cmd[4 * SCRATCH_PATH_CAP];
   char *out, *md, *html, *junit;
   json_object *doc;
   FILE *f;
   int rc;
 
-  scratch_path(matrix, "faults.yaml");
-  f = fopen(matrix, "w");
-  if (f == NULL) {
-    TAP_OK(0, "cannot write %s", matrix);
+  if ((f = matrix_file("faults.yaml")) == NULL)
     return;
-  }
   /* c declares a package, which --no-packages leaves out. */
   fprintf(f,
           "runtimes:\n"
@@ -142,7 +154,7 @@ static void test_doubled_prefixes(void)
               "client: wrong_sequence: RESPONSE with sequence 4 (expected "
               "3)\n",
               "the Markdown's line of the client's rejection");
-  TAP_HAS_STR(md, "| not measured: skipped by --no-packages |",
+  TAP_HAS_STR(md, "| not measured: skipped by --no-packages ",
               "the Markdown's package row: 'not measured' once");
   TAP_HAS_STR(html, "not measured: skipped by --no-packages</td>",
               "the HTML's package row: 'not measured' once");
@@ -154,6 +166,97 @@ static void test_doubled_prefixes(void)
   free(md);
   free(html);
   free(junit);
+}
+
+/* ---- columns that line up whatever the names ---- */
+
+#define LONG_A "a_runtime_with_a_long_name_0001" /* 31: the most allowed */
+#define LONG_B "b_runtime_with_a_long_name_0002"
+
+/* 1 when every line of the plain table that starts at the line beginning
+ * with heading has its columns where the heading's are: each column of
+ * the heading starts after two spaces, and so does each row's cell. */
+static int plain_aligned(const char *text, const char *heading,
+                         const char **bad)
+{
+  const char *h = strstr(text, heading);
+  int starts[16], n = 0;
+  const char *line;
+
+  if (h == NULL) {
+    *bad = "no heading";
+    return 0;
+  }
+  for (const char *p = h; *p && *p != '\n' && n < 16; p++)
+    if (p == h || (p[-1] == ' ' && p[-2] == ' ' && *p != ' '))
+      starts[n++] = (int)(p - h);
+  line = strchr(h, '\n');
+  for (int rows = 0; line && line[1] && line[1] != '\n' && rows < 8; rows++) {
+    line++;
+    if (strncmp(line, "peak RSS:", 9) == 0)
+      break; /* the table's footnote */
+    for (int c = 1; c < n; c++) {
+      const char *at = line + starts[c];
+      if ((size_t)starts[c] >= strcspn(line, "\n") || at[-1] != ' ' ||
+          at[-2] != ' ' || *at == ' ') {
+        *bad = line;
+        return 0;
+      }
+    }
+    line = strchr(line, '\n');
+  }
+  return 1;
+}
+
+static void test_long_names(void)
+{
+  char cmd[4 * SCRATCH_PATH_CAP];
+  const char *bad = "";
+  char *out, *md;
+  FILE *f;
+  int ok;
+
+  if ((f = matrix_file("long.yaml")) == NULL)
+    return;
+  fprintf(f,
+          "runtimes:\n"
+          "  " LONG_A ":\n"
+          "    client: [%s, client, ok]\n"
+          "    server: [%s, server, ok]\n"
+          "    version: [echo, '1']\n"
+          "  " LONG_B ":\n"
+          "    client: [%s, client, ok]\n"
+          "    server: [%s, server, ok]\n"
+          "    version: [echo, '1']\n",
+          fixture, fixture, fixture, fixture);
+  fclose(f);
+  snprintf(cmd, sizeof(cmd),
+           "cd %s && %s quick --matrix long.yaml --lanes '" LONG_A "-*," LONG_B
+           "-*' --no-packages --no-progress --out long.json "
+           ">long.out 2>&1 && %s report long.json --markdown long.md",
+           scratch_root, crossrun, crossrun);
+  TAP_EQ_INT(sh(cmd), 0,
+             "four lanes of runtimes with 31-character names pass, and "
+             "their report is written");
+  out = slurp("long.out");
+  md = slurp("long.md");
+  TAP_HAS_STR(out, LONG_A "-" LONG_B "  passed  ",
+              "the summary: a 63-character lane name, then its status");
+  ok = out && plain_aligned(out, "lane  ", &bad);
+  TAP_OK(ok,
+         "the summary's lane table: every column where its heading is "
+         "(%.*s)",
+         (int)strcspn(bad, "\n"), bad);
+  ok = out && rtest_md_aligned(out, &bad);
+  TAP_OK(ok, "the summary's Markdown tables line up (%.*s)",
+         (int)strcspn(bad, "\n"), bad);
+  ok = md && rtest_md_aligned(md, &bad);
+  TAP_OK(ok, "the report's Markdown tables line up (%.*s)",
+         (int)strcspn(bad, "\n"), bad);
+  TAP_HAS_STR(md, "| " LONG_A "-" LONG_B " |",
+              "the report: the longest lane name sets its column's width");
+  free(out);
+  free(md);
 }
 
 static void test_doubled_prefix_finder(void)
@@ -189,6 +292,7 @@ int main(void)
     return tap_done();
   test_doubled_prefix_finder();
   test_doubled_prefixes();
+  test_long_names();
   scratch_remove();
   return tap_done();
 }

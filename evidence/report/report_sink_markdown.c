@@ -2,7 +2,10 @@
  * sections (evidence/report/report_sections.c). */
 #include "evidence/report/report_sink.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "evidence/base/dynbuf.h"
 
 /* ---- Markdown text ---- */
 
@@ -12,39 +15,88 @@ static int is_alnum(uint32_t c)
          (c >= 'A' && c <= 'Z') || c >= 0x80;
 }
 
+/* Where Markdown text goes: the stream, or (b not NULL) a table cell
+ * being built, since a table is written only once every cell is known. */
+struct md_out {
+  FILE *f;
+  struct dynbuf *b;
+};
+
+static void out_str(struct md_out *o, const char *s)
+{
+  if (o->b)
+    dynbuf_add(o->b, s, strlen(s)); /* a cell too long is cut */
+  else
+    fputs(s, o->f);
+}
+
+static void out_utf8(struct md_out *o, uint32_t c)
+{
+  char u[5] = {0};
+
+  if (o->b == NULL) {
+    report_put_utf8(o->f, c);
+    return;
+  }
+  if (c < 0x80) {
+    u[0] = (char)c;
+  } else if (c < 0x800) {
+    u[0] = (char)(0xc0 | (c >> 6));
+    u[1] = (char)(0x80 | (c & 0x3f));
+  } else if (c < 0x10000) {
+    u[0] = (char)(0xe0 | (c >> 12));
+    u[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+    u[2] = (char)(0x80 | (c & 0x3f));
+  } else {
+    u[0] = (char)(0xf0 | (c >> 18));
+    u[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+    u[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+    u[3] = (char)(0x80 | (c & 0x3f));
+  }
+  out_str(o, u);
+}
+
 /* Text from the file, safe in a table cell or a paragraph: on one line,
  * '<' and '&' as entities (so no tag can form), Markdown's punctuation escaped.
  * '_' inside a word cannot start emphasis and is left alone for legibility. */
-static void md(FILE *f, const char *s)
+static void md_to(struct md_out *o, const char *s)
 {
   uint32_t prev = ' ';
 
   if (s == NULL) {
-    fputs("-", f);
+    out_str(o, "-");
     return;
   }
   while (*s) {
     uint32_t c, next;
+    char esc[3] = {'\\', 0, 0};
     s += report_utf8_next(s, &c);
     next = ' ';
     if (*s)
       report_utf8_next(s, &next);
     if (c == '\n' || c == '\r' || c == '\t')
-      fputc(' ', f);
+      out_str(o, " ");
     else if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0))
       ; /* control characters are dropped */
     else if (c == '&')
-      fputs("&amp;", f);
+      out_str(o, "&amp;");
     else if (c == '<')
-      fputs("&lt;", f);
-    else if (c < 0x80 && strchr("\\`*[]|~#!", (int)c) != NULL)
-      fprintf(f, "\\%c", (int)c);
-    else if (c == '_' && (!is_alnum(prev) || !is_alnum(next)))
-      fputs("\\_", f);
+      out_str(o, "&lt;");
+    else if (c < 0x80 && strchr("\\`*[]|~#!", (int)c) != NULL) {
+      esc[1] = (char)c;
+      out_str(o, esc);
+    } else if (c == '_' && (!is_alnum(prev) || !is_alnum(next)))
+      out_str(o, "\\_");
     else
-      report_put_utf8(f, c);
+      out_utf8(o, c);
     prev = c;
   }
+}
+
+static void md(FILE *f, const char *s)
+{
+  struct md_out o = {f, NULL};
+  md_to(&o, s);
 }
 
 /* A command as inline code: a fence longer than any run of backticks in
@@ -86,6 +138,128 @@ static void spans(FILE *f, const struct report_span *sp, int n)
   }
 }
 
+/* ---- tables: every cell kept until the table ends, then each column
+ * written as wide as its widest cell, so the pipes line up in the text
+ * whatever the names (a lane's may have 63 characters) ---- */
+
+#define MD_CELL_MAX 65536
+
+struct md_table {
+  int ncols;
+  int nrows;
+  int cap;              /* rows */
+  struct dynbuf *cells; /* nrows * ncols; row 0 the heading */
+};
+
+/* The Markdown sink: the sink the sections write to, and its table. */
+struct md_sink {
+  struct report_sink sink; /* first: the operations get it */
+  struct md_table table;
+};
+
+static struct md_table *table_of(struct report_sink *s)
+{
+  return &((struct md_sink *)s)->table;
+}
+
+/* A new row of empty cells; 0, or -1 when out of memory. */
+static int md_table_row(struct md_table *t)
+{
+  if (t->nrows == t->cap) {
+    int cap = t->cap ? 2 * t->cap : 16;
+    struct dynbuf *c =
+        realloc(t->cells, (size_t)cap * (size_t)t->ncols * sizeof(*c));
+    if (c == NULL)
+      return -1;
+    t->cells = c;
+    t->cap = cap;
+  }
+  for (int i = 0; i < t->ncols; i++)
+    dynbuf_init(&t->cells[t->nrows * t->ncols + i], MD_CELL_MAX);
+  t->nrows++;
+  return 0;
+}
+
+/* Cell i of the last row, to write into. */
+static struct md_out md_cell(struct md_table *t, int i)
+{
+  struct md_out o = {NULL, &t->cells[(t->nrows - 1) * t->ncols + i]};
+  return o;
+}
+
+static void md_table_begin(struct report_sink *s, int ncols)
+{
+  struct md_table *t = table_of(s);
+  t->ncols = ncols > 0 ? ncols : 1;
+  t->nrows = 0;
+}
+
+/* Columns as a reader of the raw text sees them: UTF-8 continuation
+ * bytes take none. */
+static int md_width(const struct dynbuf *b)
+{
+  const char *p = dynbuf_ptr(b);
+  int w = 0;
+  for (; *p; p++)
+    w += ((unsigned char)*p & 0xc0) != 0x80;
+  return w;
+}
+
+static void md_table_end(struct report_sink *s)
+{
+  struct md_table *t = table_of(s);
+  int *width = calloc((size_t)t->ncols, sizeof(*width));
+
+  for (int c = 0; width && c < t->ncols; c++) {
+    width[c] = 3; /* the rule's "---" */
+    for (int r = 0; r < t->nrows; r++) {
+      int w = md_width(&t->cells[r * t->ncols + c]);
+      if (w > width[c])
+        width[c] = w;
+    }
+  }
+  for (int r = 0; width && r < t->nrows; r++) {
+    fputs("|", s->f);
+    for (int c = 0; c < t->ncols; c++) {
+      const struct dynbuf *b = &t->cells[r * t->ncols + c];
+      fputs(" ", s->f);
+      fputs(dynbuf_ptr(b), s->f);
+      for (int w = md_width(b); w < width[c]; w++)
+        fputc(' ', s->f);
+      fputs(" |", s->f);
+    }
+    fputs("\n", s->f);
+    if (r == 0) {
+      fputs("|", s->f);
+      for (int c = 0; c < t->ncols; c++) {
+        fputs(" ", s->f);
+        for (int w = 0; w < width[c]; w++)
+          fputc('-', s->f);
+        fputs(" |", s->f);
+      }
+      fputs("\n", s->f);
+    }
+  }
+  for (int i = 0; i < t->nrows * t->ncols; i++)
+    dynbuf_release(&t->cells[i]);
+  free(t->cells);
+  free(width);
+  t->cells = NULL;
+  t->nrows = t->cap = 0;
+}
+
+/* A row of plain cells: each NULL-terminated list item md-escaped. */
+static void md_table_texts(struct report_sink *s, const char *const *texts)
+{
+  struct md_table *t = table_of(s);
+  if (md_table_row(t) != 0)
+    return;
+  for (int i = 0; i < t->ncols && texts[i]; i++) {
+    struct md_out o = md_cell(t, i);
+    md_to(&o, texts[i]);
+  }
+}
+
 /* ---- the opening lines ---- */
 
 static void document_begin(struct report_sink *s)
@@ -105,31 +279,35 @@ static void document_outline(struct report_sink *s,
   else
     fprintf(f, "**Result: %d of %s did not pass** (see Failures).\n\n", o->bad,
             o->lanes_text);
-  fputs("| | |\n| --- | --- |\n| evidence | ", f);
-  md(f, r->source);
-  fputs(" |\n| mode | ", f);
-  md(f, r->mode);
-  fputs(" |\n| platforms | ", f);
-  for (int p = 0; p < r->nplatforms; p++) {
-    fputs(p ? ", " : "", f);
-    md(f, r->platforms[p].os);
-    if (r->platforms[p].machine.arch) {
-      fputs(" ", f);
-      md(f, r->platforms[p].machine.arch);
+  md_table_begin(s, 2);
+  md_table_texts(s, (const char *const[]){"", "", NULL});
+  md_table_texts(s, (const char *const[]){"evidence", r->source, NULL});
+  md_table_texts(s, (const char *const[]){"mode", r->mode, NULL});
+  if (md_table_row(table_of(s)) == 0) {
+    struct md_out k = md_cell(table_of(s), 0), v = md_cell(table_of(s), 1);
+    out_str(&k, "platforms");
+    for (int p = 0; p < r->nplatforms; p++) {
+      out_str(&v, p ? ", " : "");
+      md_to(&v, r->platforms[p].os);
+      if (r->platforms[p].machine.arch) {
+        out_str(&v, " ");
+        md_to(&v, r->platforms[p].machine.arch);
+      }
     }
   }
-  fprintf(f, " |\n| official | %s |\n",
-          r->official ? "yes" : "no (not an official record)");
-  if (r->commit) {
-    fputs("| commit | ", f);
-    md(f, r->commit);
-    fputs(" |\n", f);
+  md_table_texts(s, (const char *const[]){
+                        "official",
+                        r->official ? "yes" : "no (not an official record)",
+                        NULL});
+  if (r->commit)
+    md_table_texts(s, (const char *const[]){"commit", r->commit, NULL});
+  if (r->tool_version && md_table_row(table_of(s)) == 0) {
+    struct md_out k = md_cell(table_of(s), 0), v = md_cell(table_of(s), 1);
+    out_str(&k, "tool");
+    out_str(&v, "crossrun ");
+    md_to(&v, r->tool_version);
   }
-  if (r->tool_version) {
-    fputs("| tool | crossrun ", f);
-    md(f, r->tool_version);
-    fputs(" |\n", f);
-  }
+  md_table_end(s);
   fputs("\n", f);
 }
 
@@ -164,69 +342,71 @@ static void paragraph(struct report_sink *s, const struct report_span *sp,
 
 static void table_begin(struct report_sink *s, const char *const *titles, int n)
 {
-  fputs("|", s->f);
+  struct md_table *t = table_of(s);
+
+  md_table_begin(s, n);
+  if (md_table_row(t) != 0)
+    return;
   for (int i = 0; i < n; i++) {
-    fputs(" ", s->f);
-    md(s->f, titles[i]);
-    fputs(" |", s->f);
+    struct md_out o = md_cell(t, i);
+    md_to(&o, titles[i]);
   }
-  fputs("\n|", s->f);
-  for (int i = 0; i < n; i++)
-    fputs(" --- |", s->f);
-  fputs("\n", s->f);
 }
 
 /* A lane's time, or its status when it has none; a status other than
  * passed is always shown. */
-static void lane_cell(FILE *f, const struct report_lane *l)
+static void lane_cell(struct md_out *o, const struct report_lane *l)
 {
   char buf[128];
 
   if (l == NULL) {
-    fputs("not in this evidence", f);
+    out_str(o, "not in this evidence");
     return;
   }
   if (strcmp(l->status, "passed") != 0) {
-    fputs("**", f);
-    md(f, l->status);
-    fprintf(f, "** %d/%d", l->passed, l->nsamples);
+    out_str(o, "**");
+    md_to(o, l->status);
+    snprintf(buf, sizeof(buf), "** %d/%d", l->passed, l->nsamples);
+    out_str(o, buf);
     if (l->ns_per_rt.n > 0)
-      fputs(": ", f);
+      out_str(o, ": ");
   }
   if (l->ns_per_rt.n > 0) {
     report_format_figure(buf, sizeof(buf), &l->ns_per_rt, REPORT_NS);
-    fputs(buf, f);
+    out_str(o, buf);
   }
 }
 
 static void table_row(struct report_sink *s, const struct report_cell *c, int n)
 {
-  fputs("|", s->f);
-  for (int i = 0; i < n; i++) {
-    fputs(" ", s->f);
+  struct md_table *t = table_of(s);
+
+  if (md_table_row(t) != 0)
+    return;
+  for (int i = 0; i < n && i < t->ncols; i++) {
+    struct md_out o = md_cell(t, i);
     switch (c[i].kind) {
     case REPORT_CELL_HEAD:
     case REPORT_CELL_TEXT:
-      fputs(c[i].strong ? "**" : "", s->f);
-      md(s->f, c[i].text);
-      fputs(c[i].strong ? "**" : "", s->f);
+      out_str(&o, c[i].strong ? "**" : "");
+      md_to(&o, c[i].text);
+      out_str(&o, c[i].strong ? "**" : "");
       break;
     case REPORT_CELL_NUMBER:
-      fputs(c[i].text, s->f);
+      out_str(&o, c[i].text);
       break;
     case REPORT_CELL_LANE:
-      lane_cell(s->f, c[i].lane);
+      lane_cell(&o, c[i].lane);
       break;
     case REPORT_CELL_EMPTY:
       break;
     }
-    fputs(" |", s->f);
   }
-  fputs("\n", s->f);
 }
 
 static void table_end(struct report_sink *s)
 {
+  md_table_end(s);
   fputs("\n", s->f);
 }
 
@@ -299,134 +479,169 @@ static void failure_end(struct report_sink *s)
 
 static void package_begin(struct report_sink *s, int across)
 {
-  fprintf(s->f,
-          "|%s runtime | artifact | packed | unpacked | files | SHA-256 | "
-          "reproducible |\n|%s --- | --- | --- | --- | --- | --- | --- |\n",
-          across ? " platform |" : "", across ? " --- |" : "");
+  static const char *const cols[] = {"platform", "runtime",     "artifact",
+                                     "packed",   "unpacked",    "files",
+                                     "SHA-256",  "reproducible"};
+  table_begin(s, cols + !across, 8 - !across);
 }
 
 static void package_row(struct report_sink *s,
                         const struct report_package_row *row)
 {
-  FILE *f = s->f;
+  struct md_table *t = table_of(s);
+  int c = 0;
+  struct md_out o;
 
-  fputs("| ", f);
+  if (md_table_row(t) != 0)
+    return;
   if (row->platform) {
-    md(f, row->platform);
-    fputs(" | ", f);
+    o = md_cell(t, c++);
+    md_to(&o, row->platform);
   }
-  md(f, row->runtime);
+  o = md_cell(t, c++);
+  md_to(&o, row->runtime);
+  o = md_cell(t, c++);
   if (row->missing) {
-    fputs(" | not measured: ", f);
-    md(f, row->missing);
-    fputs(" | | | | | |\n", f);
+    out_str(&o, "not measured: ");
+    md_to(&o, row->missing);
     return;
   }
-  fputs(" | ", f);
-  md(f, row->file_name);
-  fprintf(f, " | %s | %s | %s | ", row->packed, row->unpacked, row->files);
-  md(f, row->sha256);
-  fprintf(f, " | %s |\n",
-          row->reproducible < 0 ? "unknown"
-          : row->reproducible   ? "yes"
-                                : "**no**: a second pack differs");
+  md_to(&o, row->file_name);
+  o = md_cell(t, c++);
+  out_str(&o, row->packed);
+  o = md_cell(t, c++);
+  out_str(&o, row->unpacked);
+  o = md_cell(t, c++);
+  out_str(&o, row->files);
+  o = md_cell(t, c++);
+  md_to(&o, row->sha256);
+  o = md_cell(t, c++);
+  out_str(&o, row->reproducible < 0 ? "unknown"
+              : row->reproducible   ? "yes"
+                                    : "**no**: a second pack differs");
+}
+
+/* A row of the key / value table: its key, and its value cell to write. */
+static struct md_out key_row(struct report_sink *s, const char *key)
+{
+  static struct dynbuf lost = DYNBUF_INIT(0); /* holds nothing */
+  struct md_table *t = table_of(s);
+  struct md_out k, nowhere = {NULL, &lost};
+
+  if (md_table_row(t) != 0)
+    return nowhere; /* out of memory: the row is left out */
+  k = md_cell(t, 0);
+  out_str(&k, key);
+  return md_cell(t, 1);
 }
 
 static void machine(struct report_sink *s, int platform)
 {
   const struct report_platform *p = &s->r->platforms[platform];
   FILE *f = s->f;
-  char mem[64];
+  char text[256];
+  struct md_out v;
 
-  fputs("### Machine and toolchains\n\n| | |\n| --- | --- |\n| system | ", f);
-  md(f, p->os);
+  fputs("### Machine and toolchains\n\n", f);
+  md_table_begin(s, 2);
+  md_table_texts(s, (const char *const[]){"", "", NULL});
+  v = key_row(s, "system");
+  md_to(&v, p->os);
   if (p->machine.arch) {
-    fputs(" ", f);
-    md(f, p->machine.arch);
+    out_str(&v, " ");
+    md_to(&v, p->machine.arch);
   }
   if (p->machine.kernel) {
-    fputs(", kernel ", f);
-    md(f, p->machine.kernel);
+    out_str(&v, ", kernel ");
+    md_to(&v, p->machine.kernel);
   }
-  fputs(" |\n| CPU | ", f);
-  md(f, p->machine.cpu_model);
-  if (p->machine.logical_cpus > 0)
-    fprintf(f, ", %d logical CPUs", p->machine.logical_cpus);
-  fputs(" |\n", f);
+  v = key_row(s, "CPU");
+  md_to(&v, p->machine.cpu_model);
+  if (p->machine.logical_cpus > 0) {
+    snprintf(text, sizeof(text), ", %d logical CPUs", p->machine.logical_cpus);
+    out_str(&v, text);
+  }
   if (p->machine.memory_bytes >= 0) {
-    report_format_value(mem, sizeof(mem), (double)p->machine.memory_bytes,
+    report_format_value(text, sizeof(text), (double)p->machine.memory_bytes,
                         REPORT_BYTES);
-    fprintf(f, "| memory | %s |\n", mem);
+    v = key_row(s, "memory");
+    out_str(&v, text);
   }
-  fputs("| mode | ", f);
-  md(f, p->mode);
-  fputs(p->performance_claims ? "" : " (smoke check: no performance claims)",
-        f);
-  fputs(p->official ? ", official" : "", f);
-  fputs(" |\n", f);
+  v = key_row(s, "mode");
+  md_to(&v, p->mode);
+  out_str(&v,
+          p->performance_claims ? "" : " (smoke check: no performance claims)");
+  out_str(&v, p->official ? ", official" : "");
   if (p->workload.round_trips >= 0) {
-    fputs("| workload | ", f);
-    md(f, p->workload.name);
-    fprintf(f,
-            ": %d sample%s per lane, %lld warm-up and %lld measured "
-            "round trips of %lld bytes, %lld in flight |\n",
-            p->workload.samples_per_lane,
-            p->workload.samples_per_lane == 1 ? "" : "s",
-            (long long)p->workload.warmup_round_trips,
-            (long long)p->workload.round_trips,
-            (long long)p->workload.payload_bytes,
-            (long long)p->workload.max_in_flight);
+    v = key_row(s, "workload");
+    md_to(&v, p->workload.name);
+    snprintf(text, sizeof(text),
+             ": %d sample%s per lane, %lld warm-up and %lld measured "
+             "round trips of %lld bytes, %lld in flight",
+             p->workload.samples_per_lane,
+             p->workload.samples_per_lane == 1 ? "" : "s",
+             (long long)p->workload.warmup_round_trips,
+             (long long)p->workload.round_trips,
+             (long long)p->workload.payload_bytes,
+             (long long)p->workload.max_in_flight);
+    out_str(&v, text);
   }
   if (p->started_at) {
-    fputs("| started | ", f);
-    md(f, p->started_at);
-    fputs(" |\n", f);
+    v = key_row(s, "started");
+    md_to(&v, p->started_at);
   }
   if (p->provenance.commit) {
-    fputs("| commit | ", f);
-    md(f, p->provenance.commit);
+    v = key_row(s, "commit");
+    md_to(&v, p->provenance.commit);
     if (p->provenance.branch) {
-      fputs(" on ", f);
-      md(f, p->provenance.branch);
+      out_str(&v, " on ");
+      md_to(&v, p->provenance.branch);
     }
-    fputs(" |\n", f);
   }
   if (p->provenance.ci_provider) {
-    fputs("| CI | ", f);
-    md(f, p->provenance.ci_provider);
+    v = key_row(s, "CI");
+    md_to(&v, p->provenance.ci_provider);
     if (p->provenance.ci_workflow) {
-      fputs(", ", f);
-      md(f, p->provenance.ci_workflow);
+      out_str(&v, ", ");
+      md_to(&v, p->provenance.ci_workflow);
     }
     if (p->provenance.ci_run_id) {
-      fputs(", run ", f);
-      md(f, p->provenance.ci_run_id);
+      out_str(&v, ", run ");
+      md_to(&v, p->provenance.ci_run_id);
     }
-    fputs(" |\n", f);
   }
-  if (p->shard_count > 0)
-    fprintf(f, "| shard | %d of %d |\n", p->shard_index, p->shard_count);
+  if (p->shard_count > 0) {
+    snprintf(text, sizeof(text), "%d of %d", p->shard_index, p->shard_count);
+    v = key_row(s, "shard");
+    out_str(&v, text);
+  }
   if (!p->complete) {
-    fputs("| **incomplete** | ", f);
-    md(f, p->incomplete_reason ? p->incomplete_reason : "interrupted");
-    fputs(" |\n", f);
+    v = key_row(s, "**incomplete**");
+    md_to(&v, p->incomplete_reason ? p->incomplete_reason : "interrupted");
   }
+  md_table_end(s);
   if (p->nruntimes > 0) {
-    fputs("\n| runtime | toolchain | status |\n| --- | --- | --- |\n", f);
+    static const char *const cols[] = {"runtime", "toolchain", "status"};
+    fputs("\n", f);
+    table_begin(s, cols, 3);
     for (int i = 0; i < p->nruntimes; i++) {
       const struct report_runtime *rt = &p->runtimes[i];
-      fputs("| ", f);
-      md(f, rt->name);
-      fputs(" | ", f);
-      md(f, rt->toolchain_version);
-      fputs(" | ", f);
-      md(f, rt->status);
+      struct md_table *t = table_of(s);
+      struct md_out o;
+      if (md_table_row(t) != 0)
+        break;
+      o = md_cell(t, 0);
+      md_to(&o, rt->name);
+      o = md_cell(t, 1);
+      md_to(&o, rt->toolchain_version);
+      o = md_cell(t, 2);
+      md_to(&o, rt->status);
       if (rt->reason) {
-        fputs(": ", f);
-        md(f, rt->reason);
+        out_str(&o, ": ");
+        md_to(&o, rt->reason);
       }
-      fputs(" |\n", f);
     }
+    md_table_end(s);
   }
   fputs("\n", f);
 }
@@ -446,6 +661,9 @@ static const struct report_sink_ops markdown_ops = {
 
 int report_markdown(const struct report *r, FILE *f)
 {
-  struct report_sink s = {&markdown_ops, f, r, 0};
-  return report_sections_write(&s);
+  struct md_sink s = {{&markdown_ops, f, r, 0}, {0, 0, 0, NULL}};
+  int rc = report_sections_write(&s.sink);
+
+  md_table_end(&s.sink); /* frees a table the sections left open */
+  return rc;
 }
