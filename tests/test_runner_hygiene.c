@@ -178,6 +178,15 @@ static void test_unwritable_out(void)
   TAP_OK(rc == 2 && file_has("nodir.err", "No such file or directory") &&
              file_empty("nodir.out"),
          "an --out in a missing folder exits 2, one line (exit %d)", rc);
+  write_file("a-file", "x\n");
+  rc = sh("cd %s && %s record --rehearse --output-directory a-file --matrix "
+          "%s --lanes a-a --no-packages >rec.out 2>rec.err",
+          dir, crossrun, fixture_matrix());
+  TAP_OK(rc == 2 && file_has("rec.err", "cannot write the evidence") &&
+             file_empty("rec.out"),
+         "a record whose --output-directory is a file exits 2 before any "
+         "sample (exit %d)",
+         rc);
 }
 
 static void test_help_texts(void)
