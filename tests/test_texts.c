@@ -35,8 +35,13 @@ static char *slurp(const char *name)
 {
   char path[SCRATCH_PATH_CAP];
   size_t len;
+  char *text;
+
   scratch_path(path, name);
-  return (char *)scratch_read(path, &len);
+  text = (char *)scratch_read(path, &len);
+  if (text != NULL)
+    text[len] = '\0'; /* scratch_read leaves the byte after for this */
+  return text;
 }
 
 /* The first "X: X:" in text (X a run of lowercase words), or NULL. */
