@@ -55,7 +55,7 @@ RUNNER_SRC := $(filter-out runner/main.c,$(wildcard runner/*.c))
 EVIDENCE_SRC := $(wildcard evidence/*/*.c)
 PLATFORM_SRC := platforms/$(PLATFORM).c
 ifneq ($(PLATFORM),windows)
-  PLATFORM_SRC += platforms/posix.c
+  PLATFORM_SRC += platforms/posix.c $(wildcard platforms/$(PLATFORM)_*.c)
 else
   PLATFORM_SRC += $(wildcard platforms/windows_*.c)
 endif

@@ -547,3 +547,16 @@ const char *platform_sampled_rss_method(void)
          "footprint, as macOS reports no peak resident size for another "
          "process";
 }
+
+/* The TCP states are in the net.inet.tcp.pcblist_n sysctl, whose records
+ * (struct xtcpcb_n) are private to the kernel release; not read, so the
+ * runner cannot tell who closed first here and falls back on binding the
+ * port. */
+int platform_port_closers(const char *host, int port,
+                          struct platform_closers *out, char *err,
+                          size_t errlen)
+{
+  memset(out, 0, sizeof(*out));
+  snprintf(err, errlen, "macOS does not tell crossrun a socket's TCP state");
+  return PLATFORM_CANNOT_TELL;
+}

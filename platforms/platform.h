@@ -106,6 +106,34 @@ void platform_proc_release(struct platform_proc *proc);
  * on error. */
 int platform_port_free(const char *host, int port, char *err, size_t errlen);
 
+/* Returned where the OS does not tell a socket's TCP state. */
+#define PLATFORM_CANNOT_TELL (-1000) /* no errno is this large */
+
+#define PLATFORM_CLOSERS_MAX 8
+
+/* TCP sockets whose local end is host:port and whose state shows that
+ * this end sent its FIN before the other end did: FIN_WAIT1, FIN_WAIT2,
+ * CLOSING or TIME_WAIT (a side that closes second goes through
+ * CLOSE_WAIT and LAST_ACK instead). They outlive the process that closed
+ * them, so they tell after the fact who closed a connection first. */
+struct platform_closers {
+  int count; /* sockets found; the first PLATFORM_CLOSERS_MAX listed */
+  struct {
+    uint8_t remote_addr[16]; /* IPv4 as ::ffff:a.b.c.d */
+    int remote_port;
+    const char *state; /* "TIME_WAIT", ... (static) */
+  } list[PLATFORM_CLOSERS_MAX];
+};
+
+/* Fills *out with the sockets above (Linux: from /proc/net/tcp and
+ * /proc/net/tcp6, an IPv4 host also as its IPv4-mapped IPv6 address).
+ * Returns 0, PLATFORM_CANNOT_TELL where the OS does not tell the states
+ * to an unprivileged process (macOS, Windows: the caller falls back on
+ * binding the port), or another negative code on error. */
+int platform_port_closers(const char *host, int port,
+                          struct platform_closers *out, char *err,
+                          size_t errlen);
+
 /* Finds a program the way platform_spawn does: a name without a path
  * separator on PATH (Windows: with ".exe" added), a relative path from
  * cwd (NULL: the coordinator's folder). Returns 1 and the full path in out

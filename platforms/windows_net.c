@@ -76,3 +76,15 @@ int platform_port_free(const char *host, int port, char *err, size_t errlen)
   closesocket(s);
   return 1;
 }
+
+/* GetExtendedTcpTable (iphlpapi) lists TCP states, TIME_WAIT included;
+ * it is not read yet, so the runner cannot tell who closed first here and
+ * falls back on binding the port. */
+int platform_port_closers(const char *host, int port,
+                          struct platform_closers *out, char *err,
+                          size_t errlen)
+{
+  memset(out, 0, sizeof(*out));
+  snprintf(err, errlen, "Windows does not tell crossrun a socket's TCP state");
+  return PLATFORM_CANNOT_TELL;
+}

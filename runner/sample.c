@@ -12,6 +12,7 @@
 
 #include "evidence/model/capture.h"
 #include "platforms/platform.h"
+#include "runner/closers.h"
 #include "runner/pipe_watch.h"
 #include "runner/result.h"
 #include "runner/tempdir.h"
@@ -60,6 +61,8 @@ struct sample_exec {
   size_t ready_line_bytes; /* the READY line with its newline */
   int stdout_extra;        /* the server wrote more: what, in stdout_msg */
   uint64_t stdout_extra_ns;
+  struct closers_watch closers;
+  int server_closed_first;
   char stdout_msg[160];
   int interrupted;
   int spawn_failed;
@@ -119,6 +122,7 @@ static void parse_ready(struct sample_exec *x)
       x->ready = 1;
       x->res->port = (int)port;
       x->res->ready_ns = uv_hrtime() - s->started_ns;
+      closers_baseline(&x->closers, x->spec->host, x->res->port);
       x->ready_line_bytes =
           (size_t)((char *)memchr(s->out.buf, '\n', s->out.head_len) -
                    s->out.buf) +
@@ -345,6 +349,8 @@ static void watch_peer(struct peer *p, uint64_t now)
   p->running = 0;
   r->reaped = 1;
   p->end_ns = now;
+  if (p == &p->x->server && p->x->ready)
+    closers_note(&p->x->closers, p->x->spec->host, p->x->res->port);
   r->wall_ns = now - p->started_ns;
   r->exited = ex.exited;
   r->exit_code = ex.exit_code;
@@ -479,6 +485,15 @@ static int check_port(struct sample_exec *x)
   if (x->res->port <= 0)
     return 0;
   c->ran = 1;
+  closers_note(&x->closers, x->spec->host, x->res->port);
+  if (closers_describe(&x->closers, x->spec->host, x->res->port, c->reason,
+                       sizeof(c->reason))) {
+    /* Its TIME_WAIT would fail the bind too, or a reset from the client
+     * may have cleared it: the states say why, whatever the timing. */
+    x->server_closed_first = 1;
+    c->passed = 0;
+    return 0;
+  }
   /* The server's side of the connection may need a moment to leave
    * LAST_ACK after the client's FIN; a socket left in TIME_WAIT or held
    * by a process does not go away within these 100 ms. */
@@ -637,6 +652,7 @@ int sample_run(const struct sample_spec *spec, struct model_sample *res,
         .stdout_extra_ns = x->stdout_extra_ns,
         .client_terminated_ns = x->client.terminated_ns,
         .server_terminated_ns = x->server.terminated_ns,
+        .server_closed_first = x->server_closed_first,
         .spawn_failed = x->spawn_failed,
         .spawn_msg = x->spawn_msg,
         .interrupted = x->interrupted,

@@ -298,8 +298,12 @@ static int decide_earliest_fault(const struct verdict_input *in,
          "");
     break;
   default:
-    fail(res, fault_verdicts[best].stage, fault_verdicts[best].reason, "%s%s",
-         fault_verdicts[best].prefix, ck[fault_verdicts[best].check].reason);
+    fail(res, fault_verdicts[best].stage,
+         best == FAULT_PORT && in->server_closed_first
+             ? "server_closed_first"
+             : fault_verdicts[best].reason,
+         "%s%s", fault_verdicts[best].prefix,
+         ck[fault_verdicts[best].check].reason);
     break;
   }
   return 1;

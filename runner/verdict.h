@@ -28,6 +28,9 @@ struct verdict_input {
   /* When the runner first signalled each peer: a fault of the other peer
    * seen after it is a consequence, and its exit check says so. */
   uint64_t client_terminated_ns, server_terminated_ns;
+  /* The port_free check failed because the server closed its connection
+   * first (runner/closers.h): the reason is then server_closed_first. */
+  int server_closed_first;
   int spawn_failed;
   const char *spawn_msg;
   int interrupted;

@@ -43,6 +43,8 @@ static struct model_limits test_limits(void)
   return l;
 }
 
+#define CLOSE_FIRST_RUNS 6
+
 static const struct proto_workload small = {10, 200, 64, 8};
 
 static int run_sample(struct model_sample *r, struct peer_cmd server,
@@ -210,6 +212,49 @@ static void test_earliest_fault(void)
   }
 }
 
+/* A server that closes before its client fails as server_closed_first
+ * every time, from the TCP states, not from how a bind raced the close;
+ * the lanes, whose clients close first, pass. */
+static void test_server_closes_first(void)
+{
+  const struct fault_case close_first = {
+      "server closes first",
+      fixture_peer("server", "close-first"),
+      c_peer(0),
+      "cleanup",
+      "server_closed_first",
+      MODEL_CHECK_PORT_FREE,
+      "the server closed its connection first: its socket 127.0.0.1:"};
+  struct peer_cmd lanes[][2] = {
+      {c_peer(1), c_peer(0)},
+      {fixture_peer("server", "ok"), fixture_peer("client", "ok")},
+  };
+  int failed_alike = 0;
+
+  for (int i = 0; i < CLOSE_FIRST_RUNS; i++) {
+    struct model_sample r;
+    if (!run_fault(&close_first, &r))
+      continue;
+    failed_alike +=
+        r.failure_reason != NULL &&
+        strcmp(r.failure_reason, "server_closed_first") == 0 &&
+        strstr(r.checks[MODEL_CHECK_PORT_FREE].reason, "TIME_WAIT") != NULL;
+    model_sample_release(&r);
+  }
+  TAP_EQ_INT(failed_alike, CLOSE_FIRST_RUNS,
+             "server closes first: the same reason and state in every run");
+  for (int i = 0; i < CLOSE_FIRST_RUNS; i++) {
+    struct model_sample r;
+    struct peer_cmd *lane = lanes[i % 2];
+    if (run_sample(&r, lane[0], lane[1]) != 0)
+      continue;
+    TAP_OK(r.status == MODEL_PASSED && r.checks[MODEL_CHECK_PORT_FREE].passed,
+           "a client that closes first passes, run %d (%s: %s)", i + 1,
+           r.checks[MODEL_CHECK_PORT_FREE].reason, r.message);
+    model_sample_release(&r);
+  }
+}
+
 int main(void)
 {
   const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
@@ -223,5 +268,6 @@ int main(void)
   test_elapsed_bounds();
   test_server_stdout();
   test_earliest_fault();
+  test_server_closes_first();
   return tap_done();
 }

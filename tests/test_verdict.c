@@ -565,6 +565,17 @@ static void test_result_and_cleanup(void)
   sample_done(&res);
 
   sample_good(&res, &in);
+  cleanup_failed(&res, MODEL_CHECK_PORT_FREE,
+                 "the server closed its connection first: ... TIME_WAIT");
+  cleanup_failed(&res, MODEL_CHECK_TEMP_CLEAN, "2 entries left");
+  in.server_closed_first = 1;
+  expect("the server closed first", &res, &in, MODEL_FAILED, "cleanup",
+         "server_closed_first");
+  TAP_HAS_STR(res.message, "closed its connection first",
+              "server_closed_first: the port check's reason");
+  sample_done(&res);
+
+  sample_good(&res, &in);
   cleanup_failed(&res, MODEL_CHECK_TEMP_CLEAN, "2 entries left: a, b");
   expect("temp failed", &res, &in, MODEL_FAILED, "cleanup", "temp_not_clean");
   TAP_EQ_STR(res.message, "2 entries left: a, b", "temp: the check's reason");
