@@ -23,6 +23,9 @@ const struct command commands[] = {
      "Markdown, HTML and JUnit reports of any evidence file"},
     {"validate", cmd_validate,
      "check evidence files against evidence/schema.json"},
+    {"rerun", cmd_rerun,
+     "run one sample of an evidence file again, as its reproduce block "
+     "recorded it, and say whether it fails for the same reason"},
     {NULL, NULL, NULL},
 };
 

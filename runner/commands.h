@@ -69,4 +69,12 @@ int cmd_merge(int argc, char **argv, FILE *out, FILE *err);
  * unusable --schema), 3 when the default schema is missing or unusable. */
 int cmd_validate(int argc, char **argv, FILE *out, FILE *err);
 
+/* `crossrun rerun EVIDENCE --lane L --round R [--out FILE]`: runs that
+ * sample again from its reproduce block (its directory and argv, with
+ * this crossrun), writes the new evidence to FILE and prints the recorded
+ * and the new outcome. Returns 0 when it passed now, 1 when it failed for
+ * the recorded reason, 4 for another outcome, 2 for bad usage or evidence
+ * that cannot be rerun (one line on err), 3 and 130 as run does. */
+int cmd_rerun(int argc, char **argv, FILE *out, FILE *err);
+
 #endif

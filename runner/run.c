@@ -141,6 +141,8 @@ static int select_lanes(const struct cli_options *o, struct lanes *l,
     el->name = (*sel)[i].name;
     el->client_runtime = (*sel)[i].client->name;
     el->server_runtime = (*sel)[i].server->name;
+    el->client_dir = (*sel)[i].client->dir;
+    el->server_dir = (*sel)[i].server->dir;
     el->samples = calloc((size_t)o->samples, sizeof(*el->samples));
     if (el->samples == NULL)
       return -1;
@@ -181,6 +183,7 @@ struct run_state {
   struct expect *expect;
   char out_path[LANES_PATH_MAX + 128];
   int recording, progress;
+  char matrix_paths[CLI_MAX_MATRIX][LANES_PATH_MAX]; /* for reproduce */
   uint64_t started_ns;
 };
 
@@ -282,6 +285,26 @@ static void run_prepare(struct run_state *st)
     st->npackages = prepare_packages(st->sel, st->n, st->packages, progress);
 }
 
+/* Each --matrix file as an absolute path, so that a reproduce command
+ * names it whatever folder the run was started from. */
+static void run_matrix_paths(struct run_state *st)
+{
+  struct evidence_run *run = &st->run;
+
+  run->allow_non_loopback = st->o->allow_non_loopback;
+  for (int i = 0; i < st->o->nmatrix && i < CLI_MAX_MATRIX; i++) {
+    uv_fs_t req;
+    if (uv_fs_realpath(NULL, &req, st->o->matrix[i], NULL) == 0)
+      snprintf(st->matrix_paths[i], sizeof(st->matrix_paths[i]), "%s",
+               (const char *)req.ptr);
+    else
+      snprintf(st->matrix_paths[i], sizeof(st->matrix_paths[i]), "%s",
+               st->o->matrix[i]);
+    uv_fs_req_cleanup(&req);
+    run->matrix_paths[run->nmatrix_paths++] = st->matrix_paths[i];
+  }
+}
+
 /* The run as the evidence describes it, before its first sample. */
 static void run_describe(struct run_state *st)
 {
@@ -314,6 +337,7 @@ static void run_describe(struct run_state *st)
   run->nmatrix = 1;
   for (int i = 0; i < o->nmatrix && i < 8; i++)
     run->matrix_files[run->nmatrix++] = lanes_display_path(st->l, o->matrix[i]);
+  run_matrix_paths(st);
   run->incomplete_reason = "running";
   run->provenance = st->prov;
   run->shard_index = o->shard_index;

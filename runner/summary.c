@@ -497,14 +497,16 @@ void summary_print(FILE *f, const struct evidence_run *run)
               lane->unavailable_reason);
     for (int i = 0; i < lane->nsamples; i++) {
       const struct model_sample *r = &lane->samples[i].result;
-      char repro[1024];
+      char repro[8192];
       if (r->status == MODEL_PASSED)
         continue;
       if (failures++ == 0)
         fprintf(f, "\n");
       evidence_reproduce(run, lane, repro, sizeof(repro));
-      fprintf(f, "%s round %d: %s at %s: %s: %s\n  reproduce: %s\n", lane->name,
-              lane->samples[i].round, model_status_name(r->status),
+      fprintf(f,
+              "%s round %d: %s at %s: %s: %s\n"
+              "  reproduce (from the checkout's root): %s\n",
+              lane->name, lane->samples[i].round, model_status_name(r->status),
               r->failure_stage ? r->failure_stage : "runner",
               r->failure_reason ? r->failure_reason : "error", r->message,
               repro);

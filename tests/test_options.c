@@ -334,7 +334,7 @@ static void test_commands(void)
   rc = crossrun("frobnicate", &out, &err);
   TAP_OK(rc == 2 && strchr(err, '\n') == err + strlen(err) - 1 &&
              strstr(err, "unknown command 'frobnicate' (expected quick, run, "
-                         "record, merge, report or validate"),
+                         "record, merge, report, validate or rerun"),
          "an unknown command is one line: %.*s", (int)strcspn(err, "\n"), err);
   free(out);
   free(err);

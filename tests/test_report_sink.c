@@ -177,7 +177,8 @@ static void failure_line(struct report_sink *s, const struct report_lane *l,
   logf_(s, ") ");
 }
 
-static void failure_reproduce(struct report_sink *s, const char *command)
+static void failure_reproduce(struct report_sink *s, const char *directory,
+                              const char *command)
 {
   logf_(s, "reproduce ");
 }

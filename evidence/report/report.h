@@ -49,7 +49,8 @@ struct report_sample {
   const char *first_stage;
   const char *first_reason;
   const char *first_message;
-  const char *reproduce; /* the crossrun command, may be NULL */
+  const char *reproduce;           /* the crossrun command, may be NULL */
+  const char *reproduce_directory; /* where it runs, may be NULL */
   const char *reproduce_server;
   const char *reproduce_client;
   const char *client_stderr; /* kept only for failed samples */

@@ -68,6 +68,14 @@ static void failure_body(FILE *f, const struct report_lane *l)
       fputs("reproduce: ", f);
       report_xml_text(f, s->reproduce, 0);
       fputs("\n", f);
+      if (s->reproduce_directory) {
+        fputs("  from: ", f);
+        report_xml_text(f, s->reproduce_directory, 0);
+        fputs(strcmp(s->reproduce_directory, ".") == 0
+                  ? " (the checkout's root)\n"
+                  : "\n",
+              f);
+      }
     }
     if (s->reproduce_server) {
       fputs("  server: ", f);

@@ -141,6 +141,7 @@ static void read_sample(struct report_reader *rd, json_object *o,
   repro = report_reader_get(rd, o, where, "reproduce", json_type_object, 0);
   report_reader_join(w, where, "reproduce");
   s->reproduce = report_reader_str(rd, repro, w, "crossrun");
+  s->reproduce_directory = report_reader_str(rd, repro, w, "directory");
   s->reproduce_server = report_reader_str(rd, repro, w, "server");
   s->reproduce_client = report_reader_str(rd, repro, w, "client");
   read_peer(rd, o, where, "client", &value[0], &has[0], &source[0], &value[1],

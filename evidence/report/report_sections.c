@@ -356,7 +356,7 @@ static void lane_failures(struct report_sink *s, const struct report_lane *l)
     add_cause(&sp, sm->stage, sm->reason, sm->message);
     s->ops->failure.line(s, l, sp.v, sp.n);
     if (sm->reproduce)
-      s->ops->failure.reproduce(s, sm->reproduce);
+      s->ops->failure.reproduce(s, sm->reproduce_directory, sm->reproduce);
     if ((sm->server_stderr || sm->client_stderr) && s->ops->failure.peer_stderr)
       s->ops->failure.peer_stderr(s, sm->server_stderr, sm->client_stderr);
   }

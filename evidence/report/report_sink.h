@@ -152,7 +152,10 @@ struct report_sink_ops {
                   const char *why);
     void (*line)(struct report_sink *s, const struct report_lane *l,
                  const struct report_span *spans, int nspans);
-    void (*reproduce)(struct report_sink *s, const char *command);
+    /* directory: where the command runs ("." the checkout's root), or
+     * NULL when the file does not say. */
+    void (*reproduce)(struct report_sink *s, const char *directory,
+                      const char *command);
     void (*peer_stderr)(struct report_sink *s, const char *server,
                         const char *client);
     void (*end)(struct report_sink *s);

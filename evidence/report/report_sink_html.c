@@ -386,8 +386,16 @@ static void failure_line(struct report_sink *s, const struct report_lane *l,
   spans(s->f, sp, n);
 }
 
-static void failure_reproduce(struct report_sink *s, const char *command)
+static void failure_reproduce(struct report_sink *s, const char *directory,
+                              const char *command)
 {
+  if (directory != NULL) {
+    fputs("<br>reproduce from <code>", s->f);
+    report_xml_text(s->f, directory, 0);
+    fputs(strcmp(directory, ".") == 0 ? "</code> (the checkout's root):"
+                                      : "</code>:",
+          s->f);
+  }
   fputs("<pre>", s->f);
   report_xml_text(s->f, command, 1);
   fputs("</pre>", s->f);

@@ -464,10 +464,17 @@ static void failure_line(struct report_sink *s, const struct report_lane *l,
   fputs("\n", s->f);
 }
 
-static void failure_reproduce(struct report_sink *s, const char *command)
+static void failure_reproduce(struct report_sink *s, const char *directory,
+                              const char *command)
 {
   fputs("  - reproduce: ", s->f);
   md_code(s->f, command);
+  if (directory != NULL) {
+    fputs(" from ", s->f);
+    md_code(s->f, directory);
+    if (strcmp(directory, ".") == 0)
+      fputs(" (the checkout's root)", s->f);
+  }
   fputs("\n", s->f);
 }
 

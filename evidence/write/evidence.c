@@ -13,19 +13,6 @@
 #include "evidence/write/evidence_json.h"
 #include "evidence/write/stats.h"
 
-void evidence_reproduce(const struct evidence_run *run,
-                        const struct evidence_lane *lane, char *out,
-                        size_t outlen)
-{
-  const struct proto_workload *w = &run->workload;
-  snprintf(out, outlen,
-           "%s run --lanes %s --samples 1 --warmup %" PRIu64
-           " --round-trips %" PRIu64 " --payload-bytes %" PRIu32
-           " --max-in-flight %" PRIu32,
-           run->crossrun_path, lane->name, w->warmup, w->round_trips,
-           w->payload_bytes, w->max_in_flight);
-}
-
 static json_object *argv_json(const struct sanitize *s,
                               const struct model_peer *p)
 {
@@ -33,18 +20,6 @@ static json_object *argv_json(const struct sanitize *s,
   for (int i = 0; i < p->argc; i++)
     json_object_array_add(a, evidence_text(s, p->argv[i]));
   return a;
-}
-
-static void command_line(const struct sanitize *s, const struct model_peer *p,
-                         char *out, size_t outlen)
-{
-  char raw[4096];
-  size_t n = 0;
-  raw[0] = '\0';
-  for (int i = 0; i < p->argc && n < sizeof(raw); i++)
-    n += (size_t)snprintf(raw + n, sizeof(raw) - n, "%s%s", i ? " " : "",
-                          p->argv[i]);
-  sanitize_text(s, raw, out, outlen);
 }
 
 /* keep_text 0: a passed sample's stderr is counted but not copied, so that
@@ -181,18 +156,48 @@ static json_object *first_attempt_json(struct sanitize *s,
   return first;
 }
 
+/* The commands that rerun the sample (evidence_reproduce_argv): its
+ * directory, its words, the line for /bin/sh, and the peers' lines. */
+static json_object *reproduce_json(const struct evidence_run *run,
+                                   const struct evidence_lane *lane,
+                                   const struct model_sample *r,
+                                   const struct sanitize *s)
+{
+  static struct evidence_words w;
+  json_object *o = json_object_new_object(), *argv;
+  char line[8192];
+
+  evidence_reproduce_argv(run, lane, s, &w);
+  evidence_put(o, "directory",
+               json_object_new_string(EVIDENCE_REPRODUCE_DIRECTORY));
+  argv = json_object_new_array();
+  for (int i = 0; i < w.argc; i++)
+    json_object_array_add(argv, json_object_new_string(w.argv[i]));
+  evidence_put(o, "argv", argv);
+  evidence_reproduce_line(&w, line, sizeof(line));
+  sanitize_utf8(line);
+  evidence_put(o, "crossrun", json_object_new_string(line));
+  evidence_reproduce_peer(s, &r->server, lane->server_dir, 0, line,
+                          sizeof(line));
+  sanitize_utf8(line);
+  evidence_put(o, "server", json_object_new_string(line));
+  evidence_reproduce_peer(s, &r->client, lane->client_dir, r->port, line,
+                          sizeof(line));
+  sanitize_utf8(line);
+  evidence_put(o, "client", json_object_new_string(line));
+  return o;
+}
+
 static json_object *sample_json(const struct evidence_run *run,
                                 const struct evidence_lane *lane,
                                 const struct evidence_sample *es,
                                 const struct sanitize *run_rules)
 {
   const struct model_sample *r = &es->result;
-  json_object *o = json_object_new_object(), *failure, *repro;
+  json_object *o = json_object_new_object(), *failure;
   /* Each sample's temporary directory is scrubbed from its own text; the
    * rule is removed again below. */
   struct sanitize *s = (struct sanitize *)run_rules;
-  char line[4096];
-
   sanitize_add(s, r->temp_dir, "$TMPDIR");
   evidence_put(o, "round", json_object_new_int(es->round));
   evidence_put(o, "order_in_round", json_object_new_int(es->order));
@@ -239,14 +244,7 @@ static json_object *sample_json(const struct evidence_run *run,
   evidence_put(o, "retried", json_object_new_boolean(es->retried));
   evidence_put(o, "first_attempt",
                es->retried ? first_attempt_json(s, &es->first_attempt) : NULL);
-  repro = json_object_new_object();
-  evidence_reproduce(run, lane, line, sizeof(line));
-  evidence_put(repro, "crossrun", evidence_message(s, line));
-  command_line(s, &r->server, line, sizeof(line));
-  evidence_put(repro, "server", json_object_new_string(line));
-  command_line(s, &r->client, line, sizeof(line));
-  evidence_put(repro, "client", json_object_new_string(line));
-  evidence_put(o, "reproduce", repro);
+  evidence_put(o, "reproduce", reproduce_json(run, lane, r, s));
   sanitize_remove(s, r->temp_dir);
   return o;
 }

@@ -52,6 +52,8 @@ struct evidence_lane {
   const char *error_reason;       /* non-NULL: a runtime of it is broken */
   const char *expected_failure;   /* --expect's reason when it failed as
                                      expected, else NULL */
+  const char *client_dir;         /* the runtimes' folders, where peers run */
+  const char *server_dir;
   struct evidence_sample *samples;
   int nsamples;
 };
@@ -85,6 +87,11 @@ struct evidence_run {
   int packages_skipped;        /* --no-packages */
   const char *matrix_files[9]; /* as given, the default first */
   int nmatrix;
+  /* For the reproduce lines: each --matrix file as an absolute path, in
+   * order, and whether --allow-non-loopback was given. */
+  const char *matrix_paths[EVIDENCE_MAX_MATRIX];
+  int nmatrix_paths;
+  int allow_non_loopback;
   int official; /* record, not rehearsed, nothing flaky */
   const struct evidence_provenance *provenance; /* record only */
   int shard_index;                              /* 0: not sharded */
@@ -118,9 +125,53 @@ json_object *evidence_cleanliness_json(const struct evidence_run *run);
 int evidence_write(const struct evidence_run *run, const char *path, char *err,
                    size_t errlen);
 
-/* The command line that reproduces one sample, relative to the root. */
+/* Where a reproduce command runs: "." is the root of the checkout (the
+ * folder of matrix.yaml and of the build), as every path of the evidence
+ * below it is written. */
+#define EVIDENCE_REPRODUCE_DIRECTORY "."
+
+#define EVIDENCE_REPRODUCE_WORDS 96
+
+/* The words of a command, pointing into buf. */
+struct evidence_words {
+  char *argv[EVIDENCE_REPRODUCE_WORDS];
+  int argc;
+  int truncated; /* a word did not fit: the command is not whole */
+  char buf[16384];
+  size_t used;
+};
+
+struct sanitize;
+
+/* The crossrun command that reruns one sample of lane alone, from
+ * EVIDENCE_REPRODUCE_DIRECTORY: `run` with the same matrix files,
+ * workload, seed, host and timeouts, one sample, no packages, its
+ * evidence to crossrun-reproduce.json. Paths are written as the evidence
+ * writes them (scrubbed by s): relative to the root below it, "~/..." and
+ * "$TMP/..." below the home and the temporary folder. */
+void evidence_reproduce_argv(const struct evidence_run *run,
+                             const struct evidence_lane *lane,
+                             const struct sanitize *s,
+                             struct evidence_words *w);
+
+/* w as one line for /bin/sh: words quoted where needed, "~" and "$TMP"
+ * written as "$HOME" and "${TMPDIR:-/tmp}", which the shell expands. */
+void evidence_reproduce_line(const struct evidence_words *w, char *out,
+                             size_t outlen);
+
+/* evidence_reproduce_argv then _line, scrubbed by run's own rules: the
+ * line a summary prints. */
 void evidence_reproduce(const struct evidence_run *run,
                         const struct evidence_lane *lane, char *out,
                         size_t outlen);
+
+/* One peer's command line for /bin/sh from EVIDENCE_REPRODUCE_DIRECTORY:
+ * run from dir (its runtime's folder) in a subshell when that is not the
+ * root; the client's --connect port, which the recorded server chose,
+ * written "$PORT" with a note that it comes from the READY line of the
+ * server started first (port: the recorded one, 0 when none). */
+void evidence_reproduce_peer(const struct sanitize *s,
+                             const struct model_peer *p, const char *dir,
+                             int port, char *out, size_t outlen);
 
 #endif
