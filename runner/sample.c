@@ -39,6 +39,10 @@ struct peer {
   /* When the executor saw its faults and its end (verdict.h), 0 for not
    * yet: the verdict takes the earliest fault as the reason. */
   uint64_t end_ns, timeout_ns, terminated_ns;
+  /* When its stderr first carried a byte: a peer prints its rejection
+   * before it exits, and its exit can come much later (an exit handler, a
+   * sanitizer's leak check) than the other peer's reaction to it. */
+  uint64_t said_ns;
   uint64_t exit_deadline_ns; /* server: exit after the client ended */
   int term_stage;            /* 0 none, 1 SIGTERM sent, 2 SIGKILL sent */
   uint64_t term_next_ns;
@@ -188,6 +192,8 @@ static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
         check_server_stdout(p->x);
       }
     } else {
+      if (p->said_ns == 0)
+        p->said_ns = uv_hrtime();
       capture_append(&p->rep->err, buf->base, (size_t)n);
     }
     return;
@@ -647,6 +653,8 @@ int sample_run(const struct sample_spec *spec, struct model_sample *res,
         .stdout_msg = x->stdout_msg,
         .client_end_ns = x->client.end_ns,
         .server_end_ns = x->server.end_ns,
+        .client_said_ns = x->client.said_ns,
+        .server_said_ns = x->server.said_ns,
         .client_timeout_ns = x->client.timeout_ns,
         .server_timeout_ns = x->server.timeout_ns,
         .stdout_extra_ns = x->stdout_extra_ns,

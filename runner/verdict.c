@@ -243,6 +243,11 @@ static void note_consequence(struct model_check_outcome *ck,
            " (after the runner terminated the %s)", other);
 }
 
+static uint64_t said_at(uint64_t said_ns, uint64_t end_ns)
+{
+  return said_ns != 0 && said_ns < end_ns ? said_ns : end_ns;
+}
+
 /* The earliest fault decides; a tie goes to the first in enum fault.
  * Returns 1 when one decided. */
 static int decide_earliest_fault(const struct verdict_input *in,
@@ -268,10 +273,11 @@ static int decide_earliest_fault(const struct verdict_input *in,
   seen[FAULT_ORPHANS] = !ck[MODEL_CHECK_NO_ORPHANS].passed;
   seen[FAULT_PORT] = !ck[MODEL_CHECK_PORT_FREE].passed;
   seen[FAULT_TEMP] = !ck[MODEL_CHECK_TEMP_CLEAN].passed;
-  at[FAULT_CLIENT_REJECTION] = at[FAULT_CLIENT_SIGNAL] = at[FAULT_CLIENT_EXIT] =
-      at[FAULT_RESULT] = in->client_end_ns;
-  at[FAULT_SERVER_REJECTION] = at[FAULT_SERVER_SIGNAL] = at[FAULT_SERVER_EXIT] =
-      in->server_end_ns;
+  at[FAULT_CLIENT_SIGNAL] = at[FAULT_CLIENT_EXIT] = at[FAULT_RESULT] =
+      in->client_end_ns;
+  at[FAULT_SERVER_SIGNAL] = at[FAULT_SERVER_EXIT] = in->server_end_ns;
+  at[FAULT_CLIENT_REJECTION] = said_at(in->client_said_ns, in->client_end_ns);
+  at[FAULT_SERVER_REJECTION] = said_at(in->server_said_ns, in->server_end_ns);
   at[FAULT_CLIENT_TIMEOUT] = in->client_timeout_ns;
   at[FAULT_SERVER_TIMEOUT] = in->server_timeout_ns;
   at[FAULT_SERVER_STDOUT] = in->stdout_extra_ns;

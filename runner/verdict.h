@@ -23,6 +23,9 @@ struct verdict_input {
    * (verdict.c, enum fault). A peer's end is when it was seen reaped: its
    * exit, signal, rejection and result are seen then. */
   uint64_t client_end_ns, server_end_ns;
+  /* When each peer's stderr first carried a byte, 0 for never: a peer's
+   * rejection is seen then, or at its end if that came first. */
+  uint64_t client_said_ns, server_said_ns;
   uint64_t client_timeout_ns, server_timeout_ns; /* its deadline passed */
   uint64_t stdout_extra_ns;
   /* When the runner first signalled each peer: a fault of the other peer

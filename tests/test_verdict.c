@@ -473,6 +473,30 @@ static void test_earliest_fault(void)
          "result_mismatch");
   sample_done(&res);
 
+  /* A rejection is seen when its words arrive, not when its peer is
+   * reaped: a slow exit (a sanitizer's leak check) must not hand the
+   * blame to the other peer's reaction. */
+  sample_good(&res, &in);
+  res.result.bytes_sent++;
+  peer_exited(&res.server, 1, "server: wrong_payload: byte 3 differs\n");
+  in.server_said_ns = 5;
+  in.client_end_ns = 10;
+  in.server_end_ns = 30;
+  expect("a rejection said before the other peer's fault", &res, &in,
+         MODEL_FAILED, "server", "protocol_violation");
+  sample_done(&res);
+
+  /* Words that come after the peer's end count at its end. */
+  sample_good(&res, &in);
+  res.result.bytes_sent++;
+  peer_exited(&res.server, 1, "server: wrong_payload: byte 3 differs\n");
+  in.server_said_ns = 40;
+  in.client_end_ns = 10;
+  in.server_end_ns = 30;
+  expect("a rejection after the other peer's fault", &res, &in, MODEL_FAILED,
+         "result", "result_mismatch");
+  sample_done(&res);
+
   /* More than READY on stdout, before anything else went wrong. */
   sample_good(&res, &in);
   in.stdout_extra = 1;
