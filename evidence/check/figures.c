@@ -588,6 +588,10 @@ static void check_single(struct walk *w, json_object *doc,
 
   if (body_load(w, doc, &b) == 0)
     check_body(w, doc, origins, &b);
+  else if (json_object_is_type(b.lanes, json_type_object))
+    /* Never "agrees" by default: what cannot be recomputed is refused. */
+    finding(w, "lanes", b.lanes, 0, NULL,
+            "but its figures cannot be recomputed (out of memory)");
   body_release(&b);
 }
 
