@@ -33,6 +33,8 @@ static int host_bytes(const char *host, uint8_t out[16])
 {
   struct in_addr a4;
 
+  if (host == NULL)
+    return -1;
   if (inet_pton(AF_INET6, host, out) == 1)
     return 0;
   if (inet_pton(AF_INET, host, &a4) != 1)

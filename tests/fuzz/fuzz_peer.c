@@ -87,7 +87,10 @@ static void scrub(const struct sanitize *s, const char *text, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   static const struct proto_workload w = {1000, 20000, 64, 64};
-  static const struct sample_spec spec = {.limits = MODEL_LIMITS_DEFAULT};
+  /* The runner always names the host its peers listen on; READY reads
+   * the port's sockets for it. */
+  static const struct sample_spec spec = {.limits = MODEL_LIMITS_DEFAULT,
+                                          .host = "127.0.0.1"};
   const uint8_t *p, *end = data + size;
   const uint8_t *server_out, *server_err, *client_out;
   size_t server_out_len, server_err_len, client_out_len;
