@@ -317,6 +317,7 @@ static void run_describe(struct run_state *st)
               : st->recording         ? "record"
                                       : "full";
   run->performance_claims = o->command != CLI_QUICK;
+  run->rehearsal = st->recording && o->rehearse;
   run->workload_name = o->workload_name;
   run->workload = o->workload;
   run->samples_per_lane = o->samples;

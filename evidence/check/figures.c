@@ -500,6 +500,10 @@ static const char *official_broken(struct body *b, json_object *cleanliness,
 
   if (!is(str(b->doc, "mode"), "record"))
     return "but only a record can be official";
+  if (!json_object_is_type(get(b->doc, "rehearsal"), json_type_boolean) ||
+      truth(b->doc, "rehearsal"))
+    return "but only a record that says it is not a rehearsal (rehearsal: "
+           "false) can be official";
   if (!truth(b->doc, "complete"))
     return "but the run is not complete";
   if (!is(str(get(b->doc, "workload"), "name"), "full"))

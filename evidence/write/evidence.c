@@ -371,6 +371,8 @@ static void put_header(json_object *doc, const struct evidence_run *run)
                                "workload is too small for its timings to "
                                "mean anything"));
   evidence_put(doc, "official", json_object_new_boolean(run->official));
+  if (strcmp(run->mode, "record") == 0)
+    evidence_put(doc, "rehearsal", json_object_new_boolean(run->rehearsal));
   evidence_put(doc, "complete", json_object_new_boolean(run->complete));
   evidence_put(doc, "incomplete_reason",
                run->incomplete_reason

@@ -92,7 +92,8 @@ struct evidence_run {
   const char *matrix_paths[EVIDENCE_MAX_MATRIX];
   int nmatrix_paths;
   int allow_non_loopback;
-  int official; /* record, not rehearsed, nothing flaky */
+  int official;  /* record, not rehearsed, nothing flaky */
+  int rehearsal; /* record --rehearse */
   const struct evidence_provenance *provenance; /* record only */
   int shard_index;                              /* 0: not sharded */
   int shard_count;
