@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the crossrun protocol vectors (payloads.json, frames.json,
-sessions.json, invalid.json) from protocol/SPEC.md alone.
+sessions.json, invalid.json, histogram.json) from protocol/SPEC.md alone.
 
 This is an implementation of the spec independent of the C codec, in
 Python 3 with the standard library only. Output is deterministic: running
@@ -868,6 +868,114 @@ def invalid_cases():
 
 # ---------------------------------------------------------------- output
 
+# ----------------------------------------------------------- histogram
+
+SUB_BUCKETS = 128
+PERCENTILES = (("p50", 50000), ("p90", 90000), ("p99", 99000), ("p99_9", 99900))
+
+
+def hist_index(v):
+    if v < 256:
+        return v
+    e = v.bit_length() - 1
+    return SUB_BUCKETS * (e - 6) + (v >> (e - 7)) - SUB_BUCKETS
+
+
+def hist_lower(i):
+    if i < 256:
+        return i
+    return (SUB_BUCKETS + i % SUB_BUCKETS) << (i // SUB_BUCKETS - 1)
+
+
+def hist_width(i):
+    return 1 if i < 256 else 1 << (i // SUB_BUCKETS - 1)
+
+
+def hist_of(values):
+    buckets = {}
+    for v in values:
+        buckets[hist_index(v)] = buckets.get(hist_index(v), 0) + 1
+    return buckets
+
+
+def hist_json(buckets, values):
+    count = sum(buckets.values())
+    out = {
+        "count": str(count),
+        "min": str(min(values)),
+        "max": str(max(values)),
+        "buckets": [[i, str(buckets[i])] for i in sorted(buckets)],
+    }
+    for name, q in PERCENTILES:
+        rank = max(1, -(-q * count // 100000))
+        seen = 0
+        for i in sorted(buckets):
+            seen += buckets[i]
+            if seen >= rank:
+                out[name] = str(hist_lower(i))
+                break
+    return out
+
+
+def splitmix(state):
+    state = (state + GAMMA) & MASK64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return state, z ^ (z >> 31)
+
+
+def latencies(seed, n, low, high):
+    """n values spread log-uniformly-ish between low and high."""
+    out, state = [], seed
+    for _ in range(n):
+        state, z = splitmix(state)
+        span = high - low
+        # Square the fraction so that small values dominate, as latencies do.
+        frac = (z >> 11) / float(1 << 53)
+        out.append(low + int(span * frac * frac))
+    return out
+
+
+def histogram_cases():
+    cases = []
+    edges = [0, 1, 127, 128, 129, 255, 256, 257, 258, 511, 512, 513, 1000,
+             1023, 1024, 25000, 65535, 65536, 1000000, 123456789,
+             (1 << 32) - 1, 1 << 32, (1 << 62) - 1, 1 << 62, (1 << 63) - 1]
+    for v in edges:
+        i = hist_index(v)
+        cases.append({"kind": "bucket", "value": str(v), "index": i,
+                      "lower": str(hist_lower(i)),
+                      "width": str(hist_width(i))})
+    for i in list(range(250, 262)) + [383, 384, 7167, 7168, 7295]:
+        lo = hist_lower(i)
+        assert hist_index(lo) == i and hist_index(lo + hist_width(i) - 1) == i
+        assert i == 0 or hist_index(lo - 1) == i - 1
+    sets = [
+        ("one value", [5000], [1]),
+        ("two equal values", [300, 300], [300]),
+        ("exact below 256", list(range(0, 256, 3)), [255, 1]),
+        ("a tail", latencies(1, 300, 20000, 80000) + [5000000],
+         latencies(2, 200, 20000, 90000)),
+        ("wide", latencies(3, 400, 1, 1 << 40), latencies(4, 100, 1000, 5000)),
+        ("a rank on a boundary", [1000] * 999 + [2000], [1000] * 1 + [3000]),
+    ]
+    for name, a, b in sets:
+        ha, hb = hist_of(a), hist_of(b)
+        merged = dict(ha)
+        for i, c in hb.items():
+            merged[i] = merged.get(i, 0) + c
+        cases.append({
+            "kind": "histogram",
+            "name": name,
+            "a_values": [str(v) for v in a],
+            "b_values": [str(v) for v in b],
+            "a": hist_json(ha, a),
+            "b": hist_json(hb, b),
+            "merged": hist_json(merged, a + b),
+        })
+    return cases
+
 
 def render(cases):
     return json.dumps({"cases": cases}, indent=2, ensure_ascii=True) + "\n"
@@ -884,6 +992,7 @@ def main(argv):
         "frames.json": frame_cases(),
         "sessions.json": session_cases(),
         "invalid.json": invalid_cases(),
+        "histogram.json": histogram_cases(),
     }
     stale = []
     for name, cases in files.items():
