@@ -68,6 +68,7 @@ json_object *mtest_craft(int os)
 
   mtest_set(d, "mode", json_object_new_string("record"));
   mtest_set(d, "official", json_object_new_boolean(1));
+  mtest_set(d, "rehearsal", json_object_new_boolean(0));
   mtest_set(d, "performance_claims", json_object_new_boolean(1));
   json_object_object_del(d, "performance_note");
   /* A measurement has comparisons; a smoke run's are null. */
