@@ -14,6 +14,10 @@
 
 #define DEFAULT_REQUIRE "linux,macos,windows"
 #define ATTESTATION_TIMEOUT_MS 120000 /* per file: gh asks GitHub's API */
+/* The workflow that attests official records (.github/workflows), and the
+ * branch it records from. */
+#define MERGE_SIGNER_WORKFLOW ".github/workflows/record.yml"
+#define MERGE_SOURCE_REF "refs/heads/main"
 
 static const struct options_command usage = {
     "merge",
@@ -36,7 +40,9 @@ static const struct options_command usage = {
     "input's machine is kept; lanes of shards from two machines are not "
     "compared (null figures, verdict not_compared, with the reason). With "
     "--attestation-repo, each file's GitHub artifact attestation is "
-    "verified first (gh attestation verify FILE --repo OWNER/REPO); a file "
+    "verified first (gh attestation verify FILE --repo OWNER/REPO "
+    "--signer-workflow OWNER/REPO/" MERGE_SIGNER_WORKFLOW
+    " --source-ref " MERGE_SOURCE_REF "); a file "
     "that does not verify, or no gh, refuses the merge. Every input says "
     "whether its provenance was verified; without the option, that it was "
     "not (a local merge).",
@@ -73,8 +79,9 @@ static void table(struct merge_args *a, struct options_entry *t, size_t n)
                    "is then \"official\": false"),
       OPTIONS_STRING("attestation-repo", 0, &a->attestation_repo, "OWNER/REPO",
                      "verify each file's artifact attestation with gh "
-                     "attestation verify FILE --repo OWNER/REPO before "
-                     "merging; any failure refuses the merge"),
+                     "attestation verify FILE --repo OWNER/REPO, signed by "
+                     "OWNER/REPO/" MERGE_SIGNER_WORKFLOW " on " MERGE_SOURCE_REF
+                     ", before merging; any failure refuses the merge"),
       OPTIONS_STRING("out", 0, &a->out, "FILE",
                      "the merged document (written atomically; required)"),
       OPTIONS_END,
@@ -107,10 +114,26 @@ static int verify_attestations(const struct merge_args *a,
   int failed = 0;
 
   for (int i = 0; i < a->nfiles; i++) {
-    const char *argv[] = {"gh",     "attestation",       "verify", a->files[i],
-                          "--repo", a->attestation_repo, NULL};
+    char signer[256];
+    const char *argv[] = {"gh",
+                          "attestation",
+                          "verify",
+                          a->files[i],
+                          "--repo",
+                          a->attestation_repo,
+                          "--signer-workflow",
+                          signer,
+                          "--source-ref",
+                          MERGE_SOURCE_REF,
+                          NULL};
     struct command_result r;
     char err[512], why[1024];
+
+    /* The repository alone would accept a file attested by any workflow
+     * of it, from any branch: an official record comes from record.yml
+     * on main. */
+    snprintf(signer, sizeof(signer), "%s/%s", a->attestation_repo,
+             MERGE_SIGNER_WORKFLOW);
 
     if (command_run(argv, NULL, NULL, ATTESTATION_TIMEOUT_MS, &r, err,
                     sizeof(err)) != 0) {
@@ -122,14 +145,15 @@ static int verify_attestations(const struct merge_args *a,
     }
     if (why[0] == '\0') {
       snprintf(notes[i], MERGE_LINE_MAX,
-               "verified: gh attestation verify --repo %s",
-               a->attestation_repo);
+               "verified: gh attestation verify --repo %s --signer-workflow "
+               "%s --source-ref %s",
+               a->attestation_repo, signer, MERGE_SOURCE_REF);
       prov[i].verified = 1;
     } else {
       fprintf(errf,
               "crossrun merge: %s: provenance not verified (gh attestation "
-              "verify --repo %s): %s\n",
-              a->files[i], a->attestation_repo, why);
+              "verify --repo %s --signer-workflow %s --source-ref %s): %s\n",
+              a->files[i], a->attestation_repo, signer, MERGE_SOURCE_REF, why);
       failed++;
     }
     prov[i].note = notes[i];

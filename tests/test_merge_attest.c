@@ -142,14 +142,20 @@ static void test_verified(void)
     char want[700];
     ok &= input_verified(doc, i) &&
           strcmp(input_str(doc, i, "provenance"),
-                 "verified: gh attestation verify --repo owner/crossrun") == 0;
-    snprintf(want, sizeof(want), "attestation verify %s --repo owner/crossrun",
+                 "verified: gh attestation verify --repo owner/crossrun "
+                 "--signer-workflow "
+                 "owner/crossrun/.github/workflows/record.yml --source-ref "
+                 "refs/heads/main") == 0;
+    snprintf(want, sizeof(want),
+             "attestation verify %s --repo owner/crossrun --signer-workflow "
+             "owner/crossrun/.github/workflows/record.yml --source-ref "
+             "refs/heads/main",
              files[i]);
     ok &= log_has(want);
   }
   if (!TAP_OK(rc == 0 && doc != NULL && ok,
               "--attestation-repo: gh attestation verify ran on every file, "
-              "and every input is verified"))
+              "for record.yml on main, and every input is verified"))
     tap_diag("exit %d: %s%s", rc, so, se);
   json_object_put(doc);
   mtest_in_dir(md, sizeof(md), "verified.md");
