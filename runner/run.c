@@ -14,12 +14,11 @@
 #include "evidence/write/stats.h"
 #include "platforms/platform.h"
 #include "runner/command.h"
+#include "runner/commands.h"
 #include "runner/expect.h"
 #include "runner/prepare.h"
 #include "runner/record.h"
 #include "runner/summary.h"
-
-#define TOOL_VERSION "0.1.0"
 
 static volatile sig_atomic_t stop_signal;
 
@@ -312,7 +311,7 @@ static void run_describe(struct run_state *st)
   struct evidence_run *run = &st->run;
 
   memset(run, 0, sizeof(*run));
-  run->tool_version = TOOL_VERSION;
+  run->tool_version = CROSSRUN_VERSION;
   run->mode = o->command == CLI_QUICK ? "quick"
               : st->recording         ? "record"
                                       : "full";
