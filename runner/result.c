@@ -93,6 +93,27 @@ out:
   return rc;
 }
 
+int result_is_json_object(const char *line, size_t len)
+{
+  struct json_tokener *tok;
+  struct json_object *obj;
+  int is;
+
+  if (len > 0 && line[len - 1] == '\r')
+    len--;
+  if (len == 0 || len > RESULT_LINE_MAX || memchr(line, '\0', len) != NULL)
+    return 0;
+  tok = json_tokener_new();
+  if (tok == NULL)
+    return 0;
+  obj = json_tokener_parse_ex(tok, line, (int)len);
+  is = obj != NULL && json_tokener_get_parse_end(tok) == len &&
+       json_object_is_type(obj, json_type_object);
+  json_object_put(obj);
+  json_tokener_free(tok);
+  return is;
+}
+
 int result_check(const struct model_client_result *r,
                  const struct proto_workload *w, uint64_t lifetime_ns,
                  char *err, size_t errlen)

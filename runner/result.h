@@ -9,7 +9,12 @@
 #include "evidence/model/model.h"
 #include "protocol/codec.h"
 
-#define RESULT_LINE_MAX 65536
+/* A client's line with every bucket of a latency histogram (7296 pairs of
+ * up to 27 bytes) and its other fields fits. */
+#define RESULT_LINE_MAX 262144
+
+/* The server's result line (lanes/README.md): counts and CPU, short. */
+#define RESULT_SERVER_LINE_MAX 2048
 
 /* The plausibility floor of elapsed_ns per round trip
  * (evidence/model/model.h says why). */
@@ -20,6 +25,11 @@
  * non-negative integer. Returns 0, or -1 with the problem in err. */
 int result_parse(const char *line, size_t len, struct model_client_result *r,
                  char *err, size_t errlen);
+
+/* 1 when the len bytes at line (a trailing "\r" allowed) are one JSON
+ * object and nothing else, else 0: what the server's second line must be
+ * to count as its result line at all. */
+int result_is_json_object(const char *line, size_t len);
 
 /* Compares a parsed result with the workload: counts, wire bytes, and an
  * elapsed time above zero, at least round_trips x

@@ -18,7 +18,8 @@
 #include "runner/tempdir.h"
 #include "runner/verdict.h"
 
-#define STDOUT_SERVER_LIMIT 4096
+/* Its head holds the READY line and a whole result line after it. */
+#define STDOUT_SERVER_LIMIT (2 * (RESULT_SERVER_LINE_MAX + 1024))
 #define STDOUT_CLIENT_LIMIT (2 * RESULT_LINE_MAX + 2)
 #define READ_CHUNK 65536
 #define PIPE_DRAIN_GRACE_NS (200 * 1000000ull)
@@ -62,8 +63,9 @@ struct sample_exec {
   int ready;        /* READY parsed */
   int ready_failed; /* no READY: the reason is in ready_msg */
   char ready_msg[256];
-  size_t ready_line_bytes; /* the READY line with its newline */
-  int stdout_extra;        /* the server wrote more: what, in stdout_msg */
+  size_t ready_line_bytes;  /* the READY line with its newline */
+  size_t result_line_bytes; /* the server's result line, with its newline */
+  int stdout_extra;         /* the server wrote more: what, in stdout_msg */
   uint64_t stdout_extra_ns;
   struct closers_watch closers;
   int server_closed_first;
@@ -142,22 +144,16 @@ static void parse_ready(struct sample_exec *x)
            "server printed '%.60s' instead of 'READY <port>'", line);
 }
 
-/* lanes/README.md: a server's whole stdout is its READY line. The first
- * byte beyond it fails the sample, whenever it comes (the READY line lies
- * in the capture's head, so the bytes after it are there too). */
-static void check_server_stdout(struct sample_exec *x)
+static void stdout_fault(struct sample_exec *x, size_t from, const char *after,
+                         const char *why)
 {
   const struct capture *out = &x->server.out;
-  uint64_t extra;
+  uint64_t extra = x->server.rep->stdout_bytes - from;
   char shown[48];
   size_t n = 0;
 
-  if (!x->ready || x->stdout_extra ||
-      x->server.rep->stdout_bytes <= x->ready_line_bytes)
-    return;
-  extra = x->server.rep->stdout_bytes - x->ready_line_bytes;
-  for (size_t i = x->ready_line_bytes;
-       i < out->head_len && n + 1 < sizeof(shown) && n < 40; i++) {
+  for (size_t i = from; i < out->head_len && n + 1 < sizeof(shown) && n < 40;
+       i++) {
     unsigned char ch = (unsigned char)out->buf[i];
     shown[n++] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
   }
@@ -165,8 +161,45 @@ static void check_server_stdout(struct sample_exec *x)
   x->stdout_extra = 1;
   x->stdout_extra_ns = uv_hrtime();
   snprintf(x->stdout_msg, sizeof(x->stdout_msg),
-           "%" PRIu64 " more byte%s on stdout after the READY line: '%s'",
-           extra, extra == 1 ? "" : "s", shown);
+           "%" PRIu64 " more byte%s on stdout after the %s line: '%s'%s", extra,
+           extra == 1 ? "" : "s", after, shown, why);
+}
+
+/* lanes/README.md: a server's whole stdout is its READY line and, after
+ * the session, one line holding one JSON object. Anything else fails the
+ * sample when it is seen: a second line that is not an object or is too
+ * long when its bytes arrive, a third line at its first byte, text without
+ * a newline at the end of the stream (at_end). Both lines lie in the
+ * capture's head, so the bytes after them are there too. */
+static void check_server_stdout(struct sample_exec *x, int at_end)
+{
+  const struct capture *out = &x->server.out;
+  uint64_t total = x->server.rep->stdout_bytes;
+  size_t from = x->ready_line_bytes;
+
+  if (!x->ready || x->stdout_extra || total <= from)
+    return;
+  if (x->result_line_bytes == 0) {
+    const char *line = out->buf + from;
+    const char *nl = memchr(line, '\n', out->head_len - from);
+    if (nl == NULL) {
+      char why[48];
+      snprintf(why, sizeof(why), " (a second line over %d bytes)",
+               RESULT_SERVER_LINE_MAX);
+      if (total - from > RESULT_SERVER_LINE_MAX)
+        stdout_fault(x, from, "READY", why);
+      else if (at_end)
+        stdout_fault(x, from, "READY", " (no newline at the end)");
+      return;
+    }
+    if (!result_is_json_object(line, (size_t)(nl - line))) {
+      stdout_fault(x, from, "READY", " (not one JSON object)");
+      return;
+    }
+    x->result_line_bytes = (size_t)(nl - line) + 1;
+  }
+  if (total > from + x->result_line_bytes)
+    stdout_fault(x, from + x->result_line_bytes, "server's result", "");
 }
 
 static void sample_memory(struct peer *p);
@@ -189,7 +222,7 @@ static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
       p->rep->stdout_bytes += (uint64_t)n;
       if (p == &p->x->server) {
         parse_ready(p->x);
-        check_server_stdout(p->x);
+        check_server_stdout(p->x, 0);
       }
     } else {
       if (p->said_ns == 0)
@@ -198,8 +231,11 @@ static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
     }
     return;
   }
-  if (n < 0)
+  if (n < 0) {
+    if (is_out && p == &p->x->server)
+      check_server_stdout(p->x, 1);
     close_pipe((uv_pipe_t *)stream, is_out ? &p->out_open : &p->err_open);
+  }
 }
 
 static void record_argv(struct model_peer *rep, const char *const *argv)
@@ -410,6 +446,7 @@ static void finish_if_done(struct sample_exec *x, uint64_t now)
        x->client.err_open) &&
       now - x->all_reaped_ns < PIPE_DRAIN_GRACE_NS)
     return;
+  check_server_stdout(x, 1);
   close_pipe(&x->server.out_pipe, &x->server.out_open);
   close_pipe(&x->server.err_pipe, &x->server.err_open);
   close_pipe(&x->client.out_pipe, &x->client.out_open);

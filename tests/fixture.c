@@ -64,6 +64,12 @@ static const struct mode {
      "then waits on its own listener forever"},
     {"stdout-later", FIXTURE_SERVER, FAULT_STDOUT_LATER,
      "serves correctly, then writes `bye` (no newline) on stdout, exit 0"},
+    {"result", FIXTURE_SERVER, FAULT_RESULT,
+     "serves correctly, then prints its true result line (lanes/README.md)"},
+    {"result-lie", FIXTURE_SERVER, FAULT_RESULT_LIE,
+     "serves correctly, then prints a result line with frames_received + 1"},
+    {"result-twice", FIXTURE_SERVER, FAULT_RESULT_TWICE,
+     "serves correctly, then prints its result line and a second JSON line"},
     {"tiny", FIXTURE_SERVER, FAULT_TINY,
      "serves with one 64 KiB buffer (payloads up to 65520 bytes; larger: "
      "ERROR bad_workload and exit 127)"},

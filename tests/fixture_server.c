@@ -177,7 +177,8 @@ static int server_answer(struct server *s, uint8_t *p,
 
 /* Serves one session on fd with a read buffer of cap bytes; returns after
  * the end of stream that follows BYE_ACK. */
-static void server_session(int fd, uint8_t *buf, size_t cap)
+static void server_session(int fd, uint8_t *buf, size_t cap,
+                           struct server *done)
 {
   struct server s = {fd, EXPECT_HELLO, {0}, 0, 0, {0}};
   size_t len = 0;
@@ -189,8 +190,10 @@ static void server_session(int fd, uint8_t *buf, size_t cap)
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0) {
-      if (n == 0 && len == 0 && s.state == EXPECT_END)
+      if (n == 0 && len == 0 && s.state == EXPECT_END) {
+        *done = s;
         return;
+      }
       fixture_reject_eof(
           fd, n, len, s.state == EXPECT_HELLO ? "before HELLO" : "before BYE");
     }
@@ -238,6 +241,7 @@ static void server_session(int fd, uint8_t *buf, size_t cap)
         (void)fixture_send_all(fd, buf, off + include);
         shutdown(fd, SHUT_WR);
         close(fd);
+        *done = s;
         return;
       }
       off += (size_t)size;
@@ -251,8 +255,35 @@ static void server_session(int fd, uint8_t *buf, size_t cap)
   }
 }
 
+/* The server's result line (lanes/README.md) after a session, as the
+ * result modes print it: true, twice, with one count off, or cut short. */
+static void server_result_line(const struct server *s)
+{
+  uint64_t frames_received = s->own.requests + 2;
+  struct rusage ru;
+
+  if (fixture_mode_fault == FAULT_RESULT_LIE)
+    frames_received++;
+  getrusage(RUSAGE_SELF, &ru);
+  printf("{\"round_trips\":%" PRIu64 ",\"warmup_round_trips\":%" PRIu64
+         ",\"payload_bytes\":%" PRIu32 ",\"max_in_flight\":%" PRIu32
+         ",\"frames_sent\":%" PRIu64 ",\"frames_received\":%" PRIu64
+         ",\"bytes_sent\":%" PRIu64 ",\"bytes_received\":%" PRIu64
+         ",\"cpu_user_us\":%ld,\"cpu_system_us\":%ld"
+         ",\"runtime\":\"fixture\"}\n",
+         s->w.round_trips, s->w.warmup, s->w.payload_bytes, s->w.max_in_flight,
+         s->own.responses + 2, frames_received, s->own.bytes_sent,
+         s->own.bytes_received,
+         (long)ru.ru_utime.tv_sec * 1000000 + (long)ru.ru_utime.tv_usec,
+         (long)ru.ru_stime.tv_sec * 1000000 + (long)ru.ru_stime.tv_usec);
+  if (fixture_mode_fault == FAULT_RESULT_TWICE)
+    printf("{\"round_trips\":%" PRIu64 "}\n", s->w.round_trips);
+  fflush(stdout);
+}
+
 int fixture_run_server(struct fixture_args *a)
 {
+  struct server done = {0};
   static uint8_t tiny_buffer[TINY_BUFFER_BYTES];
   struct sockaddr_in bound;
   socklen_t bound_len = sizeof bound;
@@ -344,7 +375,7 @@ int fixture_run_server(struct fixture_args *a)
     if (buf == NULL)
       fixture_die(1, "out of memory");
   }
-  server_session(fd, buf, cap);
+  server_session(fd, buf, cap, &done);
   if (fixture_mode_fault != FAULT_CLOSE_FIRST)
     close(fd);
   if (buf != tiny_buffer)
@@ -366,6 +397,11 @@ int fixture_run_server(struct fixture_args *a)
   case FAULT_STDOUT_LATER:
     printf("bye");
     fflush(stdout);
+    break;
+  case FAULT_RESULT:
+  case FAULT_RESULT_LIE:
+  case FAULT_RESULT_TWICE:
+    server_result_line(&done);
     break;
   case FAULT_LEAVE_FILE: {
     const char *tmp = getenv("TMPDIR");

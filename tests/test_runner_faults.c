@@ -149,7 +149,8 @@ static void test_elapsed_bounds(void)
   }
 }
 
-/* A server's whole stdout is its READY line (lanes/README.md). */
+/* A server's whole stdout is its READY line and, after the session, at
+ * most one result line holding one JSON object (lanes/README.md). */
 static void test_server_stdout(void)
 {
   const struct fault_case cases[] = {
@@ -160,15 +161,25 @@ static void test_server_stdout(void)
       {"bytes without a newline at the end",
        fixture_peer("server", "stdout-later"), c_peer(0), "server",
        "server_stdout", MODEL_CHECK_SERVER_READY,
-       "server printed 3 more bytes on stdout after the READY line: 'bye'"},
+       "server printed 3 more bytes on stdout after the READY line: 'bye' "
+       "(no newline at the end)"},
+      {"a line after the result line", fixture_peer("server", "result-twice"),
+       c_peer(0), "server", "server_stdout", MODEL_CHECK_SERVER_READY,
+       "more bytes on stdout after the server's result line: "
+       "'{\"round_trips\":200}?'"},
   };
+  const char *alone[] = {"ok", "result"};
   struct model_sample r;
 
   run_faults(cases, sizeof(cases) / sizeof(cases[0]));
-  if (run_sample(&r, fixture_peer("server", "ok"), c_peer(0)) == 0) {
+  for (size_t i = 0; i < sizeof(alone) / sizeof(alone[0]); i++) {
+    if (run_sample(&r, fixture_peer("server", alone[i]), c_peer(0)) != 0)
+      continue;
     TAP_OK(r.status == MODEL_PASSED &&
                r.checks[MODEL_CHECK_SERVER_READY].passed,
-           "a server printing its READY line alone passes (%s)", r.message);
+           "a server printing %s passes (%s)",
+           i == 0 ? "its READY line alone" : "READY and its result line",
+           r.message);
     model_sample_release(&r);
   }
 }

@@ -14,8 +14,9 @@
  * ends one chunk of what the pipe delivered.
  *
  * Properties: READY accepted means a port in 1..65535 and nothing else on
- * the line; READY and its failure are never both set; every message of the
- * verdict ends within its buffer, and scrubbed, is valid UTF-8. */
+ * the line; READY and its failure are never both set; a server's stdout
+ * is taken only as its READY line and one result line, or fails; every message
+ * of the verdict ends within its buffer, and scrubbed, is valid UTF-8. */
 #include "runner/sample.c"
 
 #include "evidence/write/evidence_json.h"
@@ -62,6 +63,13 @@ static void ended(struct model_peer *r, uint8_t how, uint8_t code)
   default:
     break; /* still running, never reaped */
   }
+}
+
+/* A chunk of the server's stdout as on_read takes it. */
+static void server_stdout(struct sample_exec *ex)
+{
+  parse_ready(ex);
+  check_server_stdout(ex, 0);
 }
 
 /* The next part of the input up to a 0xFE byte (or its end). */
@@ -121,7 +129,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
   res.server.started = 1;
   feed(&x.server.out, server_out, server_out_len, &res.server.stdout_bytes,
-       parse_ready);
+       server_stdout);
+  check_server_stdout(&x, 1);
+  FUZZ_CHECK(!x.stdout_extra || x.ready,
+             "more than READY seen without a READY line");
+  FUZZ_CHECK(x.stdout_extra || !x.ready ||
+                 res.server.stdout_bytes ==
+                     x.ready_line_bytes + x.result_line_bytes,
+             "a server's stdout taken beyond its READY and result lines");
   FUZZ_CHECK(!(x.ready && x.ready_failed), "READY both taken and refused");
   if (x.ready) {
     /* The line as the server wrote it: "READY ", decimal digits, and the
@@ -157,6 +172,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   in.ready = x.ready;
   in.ready_failed = x.ready_failed;
   in.ready_msg = x.ready_msg;
+  in.stdout_extra = x.stdout_extra;
+  in.stdout_msg = x.stdout_msg;
   in.spawn_msg = "";
   in.workload = &w;
   verdict_decide(&in, &res);
