@@ -2,6 +2,7 @@
 #include "tests/lib_report.h"
 #include "tests/lib_json.h"
 #include "tests/tap.h"
+#include "protocol/histogram.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -186,6 +187,71 @@ static int run_crossrun(const char *name, const char *const *args,
   snprintf(err, sizeof(err), "%s.err", name);
   pid_t pid = rtest_start(argv, rtest_in_dir(out), rtest_in_dir(err), NULL);
   return pid < 0 ? -1 : rtest_finish(pid, seconds);
+}
+
+/* ---- checks with Python's parsers ---- */
+
+int rtest_have_python(void)
+{
+  return system("python3 -c 'import xml.etree.ElementTree, html.parser' "
+                ">/dev/null 2>&1") == 0;
+}
+
+const char *const rtest_html_check_py =
+    "import sys, json\n"
+    "from html.parser import HTMLParser\n"
+    "VOID = {'area','base','br','col','embed','hr','img','input','link',\n"
+    "        'meta','source','track','wbr'}\n"
+    "class P(HTMLParser):\n"
+    "    def __init__(s):\n"
+    "        super().__init__(convert_charrefs=True)\n"
+    "        s.stack, s.errors, s.tags, s.text = [], [], {}, []\n"
+    "    def handle_starttag(s, tag, attrs):\n"
+    "        s.tags[tag] = s.tags.get(tag, 0) + 1\n"
+    "        for k, v in attrs:\n"
+    "            if k.startswith('on') or (v or '').startswith('http'):\n"
+    "                s.errors.append('attribute %s=%s' % (k, v))\n"
+    "        if tag not in VOID: s.stack.append(tag)\n"
+    "    def handle_startendtag(s, tag, attrs):\n"
+    "        s.tags[tag] = s.tags.get(tag, 0) + 1\n"
+    "    def handle_endtag(s, tag):\n"
+    "        if not s.stack or s.stack[-1] != tag:\n"
+    "            s.errors.append('</%s> closes %s' % (tag, s.stack[-3:]))\n"
+    "        else: s.stack.pop()\n"
+    "    def handle_data(s, d): s.text.append(d)\n"
+    "p = P()\n"
+    "p.feed(open(sys.argv[1], encoding='utf-8').read()); p.close()\n"
+    "if p.stack: p.errors.append('not closed: ' + ' '.join(p.stack))\n"
+    "print(json.dumps({'errors': p.errors[:5], 'tags': p.tags,\n"
+    "                  'text': ''.join(p.text)}))\n";
+
+/* Runs a Python check script on file; its JSON output, or NULL. */
+json_object *rtest_python_check(const char *script, const char *file,
+                                const char *name)
+{
+  char py[64], out[64], err[64];
+  const char *argv[] = {"/usr/bin/env", "python3", NULL, file, NULL};
+  FILE *f;
+  json_object *result;
+
+  snprintf(py, sizeof(py), "%s.py", name);
+  snprintf(out, sizeof(out), "%s.json", name);
+  snprintf(err, sizeof(err), "%s.err", name);
+  f = fopen(rtest_in_dir(py), "w");
+  if (f == NULL)
+    return NULL;
+  fputs(script, f);
+  fclose(f);
+  argv[2] = rtest_in_dir(py);
+  pid_t pid = rtest_start(argv, rtest_in_dir(out), rtest_in_dir(err), NULL);
+  if (pid < 0 || rtest_finish(pid, tap_timeout_s(30)) != 0) {
+    char *e = rtest_slurp(rtest_in_dir(err), NULL);
+    tap_diag("%s: %s", name, e ? e : "did not run");
+    free(e);
+    return NULL;
+  }
+  result = json_object_from_file(rtest_in_dir(out));
+  return result;
 }
 
 /* ---- the evidence ---- */
@@ -451,4 +517,260 @@ int rtest_md_aligned(const char *text, const char **bad)
     line = next ? next + 1 : NULL;
   }
   return 1;
+}
+
+char *rtest_rendered(const struct report *r,
+                     int (*render)(const struct report *, FILE *))
+{
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+
+  if (f == NULL)
+    return NULL;
+  if (render(r, f) != 0) {
+    fclose(f);
+    free(text);
+    return NULL;
+  }
+  fclose(f);
+  return text;
+}
+
+/* ---- crafted evidence with the cost figures ---- */
+
+static json_object *num(double v)
+{
+  return json_object_new_double(v);
+}
+
+static json_object *whole(int64_t v)
+{
+  return json_object_new_int64(v);
+}
+
+/* The histogram of count latencies: most between lo and hi ns, one in a
+ * hundred at ten times hi, one in a thousand at 2 ms. */
+static void fill(struct hist *h, int count, int64_t lo, int64_t hi)
+{
+  for (int i = 0; i < count; i++) {
+    int64_t v = lo + (hi - lo) * (i % 97) / 96;
+    if (i % 100 == 99)
+      v = hi * 10;
+    if (i % 1000 == 999)
+      v = 2000000;
+    hist_record(h, v);
+  }
+}
+
+/* latency as the client line and the summary give it ({"count", "min",
+ * "max", "p50", ..., "buckets"}), with "samples" when samples > 0. */
+static json_object *latency_of(const struct hist *h, int samples)
+{
+  json_object *o = json_object_new_object(), *b = json_object_new_array();
+  static const struct {
+    const char *key;
+    uint32_t q;
+  } ps[] = {{"p50", HIST_P50},
+            {"p90", HIST_P90},
+            {"p99", HIST_P99},
+            {"p99_9", HIST_P99_9}};
+
+  if (samples > 0)
+    json_object_object_add(o, "samples", json_object_new_int(samples));
+  json_object_object_add(o, "count", whole((int64_t)h->count));
+  json_object_object_add(o, "min", whole(h->min));
+  json_object_object_add(o, "max", whole(h->max));
+  for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
+    json_object_object_add(o, ps[i].key, whole(hist_percentile(h, ps[i].q)));
+  for (int i = 0; i < HIST_BUCKETS; i++) {
+    json_object *pair;
+    if (h->buckets[i] == 0)
+      continue;
+    pair = json_object_new_array();
+    json_object_array_add(pair, json_object_new_int(i));
+    json_object_array_add(pair, whole((int64_t)h->buckets[i]));
+    json_object_array_add(b, pair);
+  }
+  json_object_object_add(o, "buckets", b);
+  return o;
+}
+
+static json_object *peer(int64_t rss, const char *label, const char *covers,
+                         double cpu_ns)
+{
+  json_object *p = json_object_new_object(), *m = json_object_new_object(),
+              *c = json_object_new_object();
+
+  json_object_object_add(m, "peak_rss_bytes", whole(rss));
+  json_object_object_add(m, "peak_rss_source",
+                         json_object_new_string("exit_accounting_peak"));
+  if (label)
+    json_object_object_add(m, "label", json_object_new_string(label));
+  if (covers)
+    json_object_object_add(m, "covers", json_object_new_string(covers));
+  json_object_object_add(p, "memory", m);
+  json_object_object_add(c, "user_ns", num(cpu_ns / 2));
+  json_object_object_add(c, "system_ns", num(cpu_ns / 2));
+  json_object_object_add(p, "cpu", c);
+  return p;
+}
+
+/* A passed sample: its time, its peers, and its cost (client and server
+ * CPU per round trip, a negative one null with why). */
+static json_object *sample(int round, double ns, json_object *client,
+                           json_object *server, double ccpu, double scpu,
+                           const struct hist *h, const char *latency_why)
+{
+  json_object *s = json_object_new_object(), *cost = json_object_new_object(),
+              *nr = json_object_new_object();
+
+  json_object_object_add(s, "round", json_object_new_int(round));
+  json_object_object_add(s, "status", json_object_new_string("passed"));
+  json_object_object_add(s, "ns_per_round_trip", num(ns));
+  json_object_object_add(s, "client", client);
+  json_object_object_add(s, "server", server);
+  json_object_object_add(cost, "client_cpu_us_per_round_trip",
+                         ccpu >= 0 ? num(ccpu) : NULL);
+  json_object_object_add(cost, "server_cpu_us_per_round_trip",
+                         scpu >= 0 ? num(scpu) : NULL);
+  if (ccpu < 0)
+    json_object_object_add(
+        nr, "client_cpu_us_per_round_trip",
+        json_object_new_string("the client reported no cpu_user_us"));
+  if (scpu < 0)
+    json_object_object_add(nr, "server_cpu_us_per_round_trip",
+                           json_object_new_string(RTEST_EVIL_REASON));
+  if (h) {
+    json_object *l = json_object_new_object();
+    json_object_object_add(l, "p50", whole(hist_percentile(h, HIST_P50)));
+    json_object_object_add(l, "p99", whole(hist_percentile(h, HIST_P99)));
+    json_object_object_add(cost, "latency_ns", l);
+  } else {
+    json_object_object_add(cost, "latency_ns", NULL);
+    json_object_object_add(nr, "latency_ns",
+                           json_object_new_string(latency_why));
+  }
+  json_object_object_add(cost, "not_reported", nr);
+  json_object_object_add(s, "cost", cost);
+  return s;
+}
+
+static json_object *lane(const char *client, const char *server,
+                         json_object *samples, json_object *summary)
+{
+  json_object *l = json_object_new_object();
+  json_object_object_add(l, "client_runtime", json_object_new_string(client));
+  json_object_object_add(l, "server_runtime", json_object_new_string(server));
+  json_object_object_add(l, "samples", samples);
+  json_object_object_add(l, "summary", summary);
+  return l;
+}
+
+json_object *rtest_cost_doc(void)
+{
+  json_object *doc = json_object_new_object(),
+              *lanes = json_object_new_object();
+  json_object *machine = json_object_new_object(), *samples, *summary, *nr;
+  json_object *coord = json_object_new_object();
+  static struct hist h1, h2, merged, h3;
+
+  hist_init(&h1);
+  hist_init(&h2);
+  hist_init(&h3);
+  fill(&h1, 1000, 20000, 60000);
+  fill(&h2, 1000, 25000, 50000);
+  fill(&h3, 500, 40000, 90000);
+  merged = h1;
+  hist_merge(&merged, &h2);
+
+  json_object_object_add(doc, "schema_version", json_object_new_int(1));
+  json_object_object_add(doc, "mode", json_object_new_string("full"));
+  json_object_object_add(doc, "performance_claims", json_object_new_boolean(1));
+  json_object_object_add(machine, "os", json_object_new_string("linux"));
+  json_object_object_add(doc, "machine", machine);
+
+  samples = json_object_new_array();
+  json_object_array_add(samples,
+                        sample(1, 30000, peer(2097152, "exact", "process", 3e6),
+                               peer(3145728, "exact", "process", 2e6), 1.5, 1.0,
+                               &h1, NULL));
+  json_object_array_add(samples,
+                        sample(2, 32000, peer(2097152, "exact", "process", 5e6),
+                               peer(3145728, "exact", "process", 2.4e6), 2.5,
+                               1.2, &h2, NULL));
+  summary = json_object_new_object();
+  json_object_object_add(summary, "status", json_object_new_string("passed"));
+  json_object_object_add(summary, "latency_ns", latency_of(&merged, 2));
+  json_object_object_add(summary, "client_cpu_us_per_round_trip_median",
+                         num(2.0));
+  json_object_object_add(summary, "server_cpu_us_per_round_trip_median",
+                         num(1.1));
+  json_object_object_add(summary, "not_reported", json_object_new_object());
+  json_object_object_add(lanes, "c-c", lane("c", "c", samples, summary));
+
+  samples = json_object_new_array();
+  json_object_array_add(
+      samples,
+      sample(1, 45000, peer(48234496, RTEST_EVIL_LABEL, "tree", 9e6),
+             peer(3145728, "sampled", "process", 2e6), 4.25, -1, &h3, NULL));
+  summary = json_object_new_object();
+  nr = json_object_new_object();
+  json_object_object_add(summary, "status", json_object_new_string("passed"));
+  json_object_object_add(summary, "latency_ns", latency_of(&h3, 1));
+  json_object_object_add(summary, "client_cpu_us_per_round_trip_median",
+                         num(4.25));
+  json_object_object_add(summary, "server_cpu_us_per_round_trip_median", NULL);
+  json_object_object_add(nr, "server_cpu_us_per_round_trip_median",
+                         json_object_new_string(RTEST_EVIL_REASON));
+  json_object_object_add(summary, "not_reported", nr);
+  json_object_object_add(lanes, "node-c", lane("node", "c", samples, summary));
+
+  samples = json_object_new_array();
+  json_object_array_add(samples,
+                        sample(1, 50000, peer(2097152, "exact", "process", 3e6),
+                               peer(48234496, "exact", "tree", 9e6), -1, -1,
+                               NULL, "the client reported no latency"));
+  summary = json_object_new_object();
+  nr = json_object_new_object();
+  json_object_object_add(summary, "status", json_object_new_string("passed"));
+  json_object_object_add(summary, "latency_ns", NULL);
+  json_object_object_add(summary, "client_cpu_us_per_round_trip_median", NULL);
+  json_object_object_add(summary, "server_cpu_us_per_round_trip_median", NULL);
+  json_object_object_add(nr, "latency_ns",
+                         json_object_new_string("the client reported no "
+                                                "latency"));
+  json_object_object_add(nr, "client_cpu_us_per_round_trip_median",
+                         json_object_new_string("the client reported no "
+                                                "cpu_user_us"));
+  json_object_object_add(nr, "server_cpu_us_per_round_trip_median",
+                         json_object_new_string(RTEST_EVIL_REASON));
+  json_object_object_add(summary, "not_reported", nr);
+  json_object_object_add(lanes, "c-node", lane("c", "node", samples, summary));
+
+  samples = json_object_new_array();
+  {
+    json_object *s = json_object_new_object(), *f = json_object_new_object();
+    json_object_object_add(s, "round", json_object_new_int(1));
+    json_object_object_add(s, "status", json_object_new_string("failed"));
+    json_object_object_add(f, "stage", json_object_new_string("client"));
+    json_object_object_add(f, "reason",
+                           json_object_new_string("protocol_violation"));
+    json_object_object_add(s, "failure", f);
+    json_object_object_add(s, "cost", NULL);
+    json_object_array_add(samples, s);
+  }
+  summary = json_object_new_object();
+  json_object_object_add(summary, "status", json_object_new_string("failed"));
+  json_object_object_add(summary, "latency_ns", NULL);
+  json_object_object_add(lanes, "rust-rust",
+                         lane("rust", "rust", samples, summary));
+  json_object_object_add(doc, "lanes", lanes);
+
+  json_object_object_add(coord, "cpu_ns", whole(12000000));
+  json_object_object_add(coord, "wall_ns", whole(4000000000LL));
+  json_object_object_add(coord, "cpu_share_of_wall", num(0.003));
+  json_object_object_add(coord, "peak_rss_bytes", whole(8388608));
+  json_object_object_add(doc, "coordinator", coord);
+  return doc;
 }

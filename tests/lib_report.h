@@ -9,7 +9,10 @@
 
 #include <json-c/json.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
+
+struct report; /* evidence/report/report.h */
 
 /* A lane name and a message that would run a script, break an attribute,
  * an entity, or an XML parser if anything reached the output raw. */
@@ -77,5 +80,47 @@ int rtest_finish(pid_t pid, double seconds);
  * many there are, and killing them by their id. Where /proc exists. */
 int rtest_count_ours(void);
 void rtest_kill_ours(void);
+
+/* ---- checks with Python's parsers ---- */
+
+/* 1 when python3 with its XML and HTML parsers runs. */
+int rtest_have_python(void);
+
+/* A Python script that parses an HTML file (argv[1]) and prints JSON:
+ * "errors" (tags not balanced, event handlers, remote URLs), "tags"
+ * (counts by name) and "text" (the character data). */
+extern const char *const rtest_html_check_py;
+
+/* Runs script on file with python3 in the folder (name names its files);
+ * its JSON output (the caller puts it), or NULL with a diagnostic. */
+json_object *rtest_python_check(const char *script, const char *file,
+                                const char *name);
+
+/* What a renderer (report_markdown, report_html, report_junit) writes of
+ * r, NUL-terminated (the caller frees), or NULL when it fails. */
+char *rtest_rendered(const struct report *r,
+                     int (*render)(const struct report *, FILE *));
+
+/* ---- crafted evidence with the cost figures ---- */
+
+/* A reason and a memory label with markup and control characters. */
+#define RTEST_EVIL_REASON "server line <b>missing</b> & \"q\" \x01"
+#define RTEST_EVIL_LABEL "exact, tree of 2: sh<i>, node & co"
+
+/* A single-OS full document of four lanes, as the runner writes the cost
+ * figures (the caller puts it):
+ * - c-c: two passed samples of 1000 round trips each, latencies of
+ *   20 to 60 µs with a tail to 2 ms, both peers' CPU per round trip
+ *   (1.5 and 2.5 µs client, 1.0 and 1.2 µs server), memory labelled
+ *   "exact, process" covering the process;
+ * - node-c: one passed sample whose server printed no line: server CPU
+ *   null with RTEST_EVIL_REASON; the client's memory labelled
+ *   RTEST_EVIL_LABEL, covering the tree;
+ * - c-node: one passed sample whose latency and CPU are all null, each
+ *   with a reason;
+ * - rust-rust: one failed sample (cost null).
+ * And the top-level coordinator: 12,000,000 ns of CPU over 4 s of wall,
+ * peak 8 MiB. */
+json_object *rtest_cost_doc(void);
 
 #endif

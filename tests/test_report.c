@@ -158,6 +158,9 @@ static void test_markdown(const char *quick, const char *full,
            "full Markdown: same-runtime memory with min-max");
     TAP_OK(rtest_count(f, "[") > 20 && strstr(f, "\xe2\x80\x93"),
            "full Markdown: figures carry [min\xe2\x80\x93max]");
+    TAP_OK(strstr(f, "### Cost per round trip") &&
+               strstr(strstr(f, "### Cost per round trip"), "\n| c-c | "),
+           "full Markdown: the cost per round trip of c-c");
   }
   if (TAP_OK(m != NULL, "merged: Markdown written")) {
     TAP_OK(strstr(m, "| lane | linux | macos | windows |") &&
@@ -185,40 +188,6 @@ static void test_markdown(const char *quick, const char *full,
 
 /* ---- checks with Python's parsers ---- */
 
-static int have_python(void)
-{
-  return system("python3 -c 'import xml.etree.ElementTree, html.parser' "
-                ">/dev/null 2>&1") == 0;
-}
-
-static const char *const html_check_py =
-    "import sys, json\n"
-    "from html.parser import HTMLParser\n"
-    "VOID = {'area','base','br','col','embed','hr','img','input','link',\n"
-    "        'meta','source','track','wbr'}\n"
-    "class P(HTMLParser):\n"
-    "    def __init__(s):\n"
-    "        super().__init__(convert_charrefs=True)\n"
-    "        s.stack, s.errors, s.tags, s.text = [], [], {}, []\n"
-    "    def handle_starttag(s, tag, attrs):\n"
-    "        s.tags[tag] = s.tags.get(tag, 0) + 1\n"
-    "        for k, v in attrs:\n"
-    "            if k.startswith('on') or (v or '').startswith('http'):\n"
-    "                s.errors.append('attribute %s=%s' % (k, v))\n"
-    "        if tag not in VOID: s.stack.append(tag)\n"
-    "    def handle_startendtag(s, tag, attrs):\n"
-    "        s.tags[tag] = s.tags.get(tag, 0) + 1\n"
-    "    def handle_endtag(s, tag):\n"
-    "        if not s.stack or s.stack[-1] != tag:\n"
-    "            s.errors.append('</%s> closes %s' % (tag, s.stack[-3:]))\n"
-    "        else: s.stack.pop()\n"
-    "    def handle_data(s, d): s.text.append(d)\n"
-    "p = P()\n"
-    "p.feed(open(sys.argv[1], encoding='utf-8').read()); p.close()\n"
-    "if p.stack: p.errors.append('not closed: ' + ' '.join(p.stack))\n"
-    "print(json.dumps({'errors': p.errors[:5], 'tags': p.tags,\n"
-    "                  'text': ''.join(p.text)}))\n";
-
 static const char *const junit_check_py =
     "import sys, json\n"
     "import xml.etree.ElementTree as E\n"
@@ -239,35 +208,6 @@ static const char *const junit_check_py =
     "int(s.get('failures')),\n"
     "        'skipped': int(s.get('skipped')), 'cases': cases})\n"
     "print(json.dumps(out))\n";
-
-/* Runs a Python check script on file; its JSON output, or NULL. */
-static json_object *python_check(const char *script, const char *file,
-                                 const char *name)
-{
-  char py[64], out[64], err[64];
-  const char *argv[] = {"/usr/bin/env", "python3", NULL, file, NULL};
-  FILE *f;
-  json_object *result;
-
-  snprintf(py, sizeof(py), "%s.py", name);
-  snprintf(out, sizeof(out), "%s.json", name);
-  snprintf(err, sizeof(err), "%s.err", name);
-  f = fopen(rtest_in_dir(py), "w");
-  if (f == NULL)
-    return NULL;
-  fputs(script, f);
-  fclose(f);
-  argv[2] = rtest_in_dir(py);
-  pid_t pid = rtest_start(argv, rtest_in_dir(out), rtest_in_dir(err), NULL);
-  if (pid < 0 || rtest_finish(pid, tap_timeout_s(30)) != 0) {
-    char *e = rtest_slurp(rtest_in_dir(err), NULL);
-    tap_diag("%s: %s", name, e ? e : "did not run");
-    free(e);
-    return NULL;
-  }
-  result = json_object_from_file(rtest_in_dir(out));
-  return result;
-}
 
 /* ---- HTML ---- */
 
@@ -353,11 +293,11 @@ static void test_html(const char *quick, const char *full, const char *merged,
   } else {
     TAP_OK(0, "merged: HTML written");
   }
-  if (have_python()) {
+  if (rtest_have_python()) {
     const char *names[] = {"quick.html", "full.html", "merged.html"};
     for (int i = 0; i < 3; i++) {
-      json_object *res =
-          python_check(html_check_py, rtest_in_dir(names[i]), "html-check");
+      json_object *res = rtest_python_check(
+          rtest_html_check_py, rtest_in_dir(names[i]), "html-check");
       json_object *errors = json_at(res, "errors");
       TAP_OK(res && errors && json_object_array_length(errors) == 0 &&
                  !json_at(res, "tags.script") && json_at(res, "tags.svg") &&
@@ -460,14 +400,15 @@ static void test_junit(const char *merged, const char *quick)
           !has_control(x) && !strstr(x, "<script") &&
           !strstr(x, "\xef\xbf\xbe"),
       "JUnit: an XML declaration, nothing raw from the file");
-  if (!have_python()) {
+  if (!rtest_have_python()) {
     printf("ok %d - # SKIP python3 not installed: JUnit parse check\n",
            ++tap_count);
     free(x);
     free(xq);
     return;
   }
-  res = python_check(junit_check_py, rtest_in_dir("junit.xml"), "junit-check");
+  res = rtest_python_check(junit_check_py, rtest_in_dir("junit.xml"),
+                           "junit-check");
   if (TAP_OK(res &&
                  strcmp(json_object_get_string(json_at(res, "root")),
                         "testsuites") == 0 &&
@@ -520,8 +461,8 @@ static void test_junit(const char *merged, const char *quick)
            "JUnit: bytes that are not UTF-8 became U+FFFD");
   }
   json_object_put(res);
-  res = python_check(junit_check_py, rtest_in_dir("junit-quick.xml"),
-                     "junit-check");
+  res = rtest_python_check(junit_check_py, rtest_in_dir("junit-quick.xml"),
+                           "junit-check");
   TAP_OK(res && json_object_array_length(json_at(res, "suites")) == 1 &&
              json_object_array_length(json_at(res, "suites.0.cases")) >= 1,
          "JUnit from quick evidence parses: one suite with its lanes");

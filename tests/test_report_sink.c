@@ -126,7 +126,8 @@ static void note(struct report_sink *s, enum report_note_tone tone,
 
 static void chart(struct report_sink *s, const struct report_chart *c)
 {
-  static const char *const kinds[] = {"time", "memory", "packages", "heat"};
+  static const char *const kinds[] = {"time", "memory", "packages", "heat",
+                                      "latency"};
   logf_(s, "chart(%s) ", kinds[c->kind]);
 }
 
@@ -296,15 +297,16 @@ static void test_sections(void)
          "a failed sample: its cause, its command, its peer's stderr");
   TAP_OK(before(&rec, "[2 linux x86_64]", "[3 Failures and lanes not run]") &&
              before(&rec, "[3 Failures", "[3 Client \xc3\x97 server]") &&
-             before(&rec, "[3 Client", "[3 Same-runtime lanes") &&
+             before(&rec, "[3 Client", "[3 Cost per round trip]") &&
+             before(&rec, "[3 Cost per round trip]", "[3 Same-runtime lanes") &&
              before(&rec, "[3 Same-runtime",
                     "[3 Packages] packages(one) package(c c.tgz 10 B ab)") &&
              before(&rec, "packages(one)", "[3 Cleanliness]") &&
              before(&rec, "[3 Cleanliness]", "item(c-c: spread)") &&
              before(&rec, "item(c-c: spread)", "[3 Comparisons]") &&
              before(&rec, "[3 Comparisons]", "machine(0) end"),
-         "under the platform: failures, client x server, memory, packages, "
-         "cleanliness, stability, comparisons, machine");
+         "under the platform: failures, client x server, cost, memory, "
+         "packages, cleanliness, stability, comparisons, machine");
   TAP_OK(has(&rec, "note(Clean:)"), "a clean run says so (a sink may not)");
 
   TAP_OK(record(&r, 1, &rec, &ops) == 0 && !rec.unbalanced && rec.depth == 0,
@@ -340,28 +342,9 @@ static void test_sections(void)
 
 /* ---- the Markdown sink ---- */
 
-/* What a renderer (report_markdown, report_html) writes of r, or NULL. */
-static char *rendered(const struct report *r,
-                      int (*render)(const struct report *, FILE *))
-{
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-
-  if (f == NULL)
-    return NULL;
-  if (render(r, f) != 0) {
-    fclose(f);
-    free(text);
-    return NULL;
-  }
-  fclose(f);
-  return text;
-}
-
 static char *markdown_of(const struct report *r)
 {
-  return rendered(r, report_markdown);
+  return rtest_rendered(r, report_markdown);
 }
 
 static void test_markdown(void)
@@ -497,7 +480,7 @@ static void test_rss_labels(void)
               "Markdown: what the labels mean");
   free(md);
 
-  html = rendered(&r, report_html);
+  html = rtest_rendered(&r, report_html);
   TAP_HAS_STR(html,
               "1.0 MiB [1.0\xe2\x80\x93"
               "1.0] exact</td>",

@@ -57,6 +57,28 @@ struct report_sample {
   const char *server_stderr;
 };
 
+/* A non-empty bucket of a latency histogram (protocol/SPEC.md section 7). */
+struct report_bucket {
+  int index; /* 0 to HIST_BUCKETS - 1, increasing along the array */
+  int64_t count;
+};
+
+/* A lane's latency over its passed samples, merged by the runner (the
+ * summary's latency_ns): the percentiles are bucket lower bounds, exact
+ * from the buckets; min and max are exact. Times in ns, -1 when null. */
+struct report_latency {
+  int present; /* else the lane has no latency; see latency_missing */
+  int samples; /* merged; 0 when the file does not say */
+  int64_t count;
+  int64_t min, max, p50, p90, p99, p99_9;
+  const struct report_bucket *buckets;
+  int nbuckets;
+};
+
+/* Why a figure of a lane with passed samples is missing when the
+ * evidence predates it (no cost figures anywhere in the lane). */
+#define REPORT_OLDER_EVIDENCE "not in this evidence (an older crossrun)"
+
 struct report_lane {
   const char *name;
   const char *client; /* runtime names */
@@ -77,8 +99,26 @@ struct report_lane {
    * ran (a lower bound), NULL when the file does not say. */
   const char *client_rss_label;
   const char *server_rss_label;
+  /* When the samples give memory.label (text from the file, e.g. "exact,
+   * tree of 2: sh, node"), the labels above are it: the one every passed
+   * sample gives, or else the first sampled one (a lower bound), or else
+   * the first with "; samples differ". covers: "process", "tree" or NULL. */
+  const char *client_rss_covers;
+  const char *server_rss_covers;
   struct report_figure client_cpu; /* ns, user + system */
   struct report_figure server_cpu;
+  /* The cost of a round trip: latency, and each peer's CPU over its
+   * measured window in µs per round trip (from the samples' cost, or the
+   * summary's median). Each *_missing says why a lane with passed samples
+   * has no such figure: the file's not_reported reason, or
+   * REPORT_OLDER_EVIDENCE; NULL when the figure is there or nothing
+   * passed. */
+  struct report_latency latency;
+  const char *latency_missing;
+  struct report_figure client_cpu_per_rt;
+  struct report_figure server_cpu_per_rt;
+  const char *client_cpu_per_rt_missing;
+  const char *server_cpu_per_rt_missing;
   struct report_sample *samples;
   int nsamples;
 };
@@ -156,6 +196,15 @@ struct report_platform {
     const char *ci_workflow;
     const char *ci_run_id;
   } provenance;
+  /* crossrun's own cost over the run (the top-level coordinator):
+   * present 0 when the file does not say; a member it leaves null is -1. */
+  struct {
+    int present;
+    double cpu_ns;
+    double wall_ns;
+    double cpu_share_of_wall; /* a fraction, 0.0021 for 0.21% */
+    int64_t peak_rss_bytes;
+  } coordinator;
   int shard_index; /* 0: not a shard */
   int shard_count;
   int packages_skipped; /* every package says --no-packages */

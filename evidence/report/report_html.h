@@ -61,6 +61,13 @@ void report_html_bar_chart(FILE *f, const struct report *r, const char *title,
  * page. Writes nothing when p has no lanes. */
 void report_html_heat_map(FILE *f, const struct report_platform *p, int pos);
 
+/* ---- a lane's latency (evidence/report/report_html_latency.c) ---- */
+
+/* An SVG histogram of l's merged latency (share of round trips per bin on
+ * a log time axis, p50, p99 and p99.9 marked), or a small one saying why
+ * there is none. */
+void report_html_latency_chart(FILE *f, const struct report_lane *l);
+
 /* ---- the sink's charts and blocks (evidence/report/report_html_blocks.c) ----
  */
 

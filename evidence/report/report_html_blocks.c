@@ -62,12 +62,18 @@ static void memory_chart(FILE *f, const struct report *r,
                          const struct report_chart *c)
 {
   struct report_html_bar_row rows[2 * REPORT_MAX_MATRIX];
+  /* Each bar's label with what its figure covers, kept until drawn. */
+  char(*labels)[REPORT_MAX_PLATFORMS][256] =
+      calloc(2 * REPORT_MAX_MATRIX, sizeof(*labels));
   int n = c->nnames < REPORT_MAX_MATRIX ? c->nnames : REPORT_MAX_MATRIX;
 
+  if (labels == NULL)
+    return;
   memset(rows, 0, sizeof(rows));
   for (int k = 0; k < n; k++) {
     for (int side = 0; side < 2; side++) {
       struct report_html_bar_row *row = &rows[2 * k + side];
+      char(*label)[256] = labels[2 * k + side];
       row->label = c->names[k];
       row->detail = side ? "server" : "client";
       for (int p = 0; p < r->nplatforms; p++) {
@@ -75,9 +81,14 @@ static void memory_chart(FILE *f, const struct report *r,
             report_lane_of(&r->platforms[p], c->names[k], c->names[k]);
         row->bars[p].fig = l ? side ? &l->server_rss : &l->client_rss : NULL;
         row->bars[p].note = l ? l->status : "not in this evidence";
-        row->bars[p].label = !l     ? NULL
-                             : side ? l->server_rss_label
-                                    : l->client_rss_label;
+        row->bars[p].label =
+            !l ? NULL
+            : side
+                ? report_memory_label(label[p], sizeof(label[p]),
+                                      l->server_rss_label, l->server_rss_covers)
+                : report_memory_label(label[p], sizeof(label[p]),
+                                      l->client_rss_label,
+                                      l->client_rss_covers);
       }
     }
   }
@@ -85,6 +96,7 @@ static void memory_chart(FILE *f, const struct report *r,
                         REPORT_BYTES,
                         "peak RSS (median, min\xe2\x80\x93max; exact or "
                         "sampled, see the table)");
+  free(labels);
 }
 
 /* Bars of package sizes, two rows (packed, unpacked) a runtime. */
@@ -134,6 +146,20 @@ void report_html_chart(struct report_sink *s, const struct report_chart *c)
     fputs("</div>\n<div class=\"side\">", f);
     machine_panel(f, &s->r->platforms[c->platform]);
     fputs("</div></div>\n", f);
+    return;
+  }
+  if (c->kind == REPORT_CHART_LATENCY) {
+    const struct report_platform *p = &s->r->platforms[c->platform];
+    fputs("<div class=\"lat\">", f);
+    for (int i = 0; i < c->nnames; i++) {
+      const struct report_lane *l = report_find_lane(p, c->names[i]);
+      if (l == NULL)
+        continue;
+      fputs("<div class=\"card\">", f);
+      report_html_latency_chart(f, l);
+      fputs("</div>", f);
+    }
+    fputs("</div>\n", f);
     return;
   }
   fputs("<div class=\"card\">", f);
@@ -192,6 +218,7 @@ static void machine_panel(FILE *f, const struct report_platform *p)
              (long long)p->workload.max_in_flight);
     row(f, "workload", buf);
   }
+  row(f, "coordinator", report_coordinator_text(buf, sizeof(buf), p));
   row(f, "started", p->started_at);
   row(f, "commit", p->provenance.commit);
   row(f, "branch", p->provenance.branch);

@@ -129,13 +129,10 @@ void report_html_bar_chart(FILE *f, const struct report *r, const char *title,
       xm = x0 + width * (fig->median / divisor) / span;
       xl = x0 + width * (fig->min / divisor) / span;
       xh = x0 + width * (fig->max / divisor) / span;
+      /* The label is text from the file: escaped, apart from the
+       * figures. */
       report_format_value(value, sizeof(value), fig->median, unit);
       report_format_figure(range, sizeof(range), fig, unit);
-      if (rows[i].bars[p].label) {
-        size_t v = strlen(value), g = strlen(range);
-        snprintf(value + v, sizeof(value) - v, " %s", rows[i].bars[p].label);
-        snprintf(range + g, sizeof(range) - g, " %s", rows[i].bars[p].label);
-      }
       fprintf(f,
               "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
               "rx=\"2\" fill=\"%s\"><title>",
@@ -145,7 +142,12 @@ void report_html_bar_chart(FILE *f, const struct report *r, const char *title,
       report_html_escape(f, rows[i].detail);
       fputs(", ", f);
       report_html_escape(f, r->platforms[p].os);
-      fprintf(f, ": %s</title></rect>", range);
+      fprintf(f, ": %s", range);
+      if (rows[i].bars[p].label) {
+        fputs(" ", f);
+        report_html_escape(f, rows[i].bars[p].label);
+      }
+      fputs("</title></rect>", f);
       if (fig->have_range && fig->max > fig->min)
         fprintf(f,
                 "<line class=\"whisker\" x1=\"%.1f\" y1=\"%.1f\" "
@@ -154,8 +156,13 @@ void report_html_bar_chart(FILE *f, const struct report *r, const char *title,
                 "<line class=\"whisker\" x1=\"%.1f\" y1=\"%.1f\" "
                 "x2=\"%.1f\" y2=\"%.1f\"/>",
                 xl, cy, xh, cy, xl, cy - 5, xl, cy + 5, xh, cy - 5, xh, cy + 5);
-      fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", fmax(xm, xh) + 6,
-              cy + 4, value);
+      fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s", fmax(xm, xh) + 6, cy + 4,
+              value);
+      if (rows[i].bars[p].label) {
+        fputs(" ", f);
+        report_html_escape_cut(f, rows[i].bars[p].label, 40);
+      }
+      fputs("</text>\n", f);
     }
   }
   fputs("</svg>\n", f);

@@ -45,6 +45,54 @@ static double lane_seconds(const struct report_lane *l)
   return ns / 1e9;
 }
 
+/* One figure of the cost line: its value, or why it was not reported. */
+static void cost_part(FILE *f, const char *name, const char *value,
+                      const char *why)
+{
+  fprintf(f, "%s ", name);
+  if (value != NULL)
+    fputs(value, f);
+  else {
+    fputs("not reported: ", f);
+    report_xml_text(f, why, 0);
+  }
+}
+
+/* "\nlatency p50 38.1 µs, p99 ...; CPU per round trip client ..., server
+ * ..." when the lane has cost figures, or reasons for them; nothing for
+ * evidence older than them or a lane where nothing passed. */
+static void cost_line(FILE *f, const struct report_lane *l)
+{
+  const struct report_figure *cpu[2] = {&l->client_cpu_per_rt,
+                                        &l->server_cpu_per_rt};
+  const char *why[2] = {l->client_cpu_per_rt_missing,
+                        l->server_cpu_per_rt_missing};
+  int64_t ps[3] = {l->latency.p50, l->latency.p99, l->latency.p99_9};
+  static const char *const names[3] = {"p50", "p99", "p99.9"};
+  char v[128];
+  int older = !l->latency.present && cpu[0]->n == 0 && cpu[1]->n == 0 &&
+              (!l->latency_missing ||
+               strcmp(l->latency_missing, REPORT_OLDER_EVIDENCE) == 0);
+
+  if (l->passed == 0 || older)
+    return;
+  fputs("\nlatency", f);
+  for (int i = 0; i < 3; i++) {
+    fputs(i ? ", " : " ", f);
+    if (l->latency.present && ps[i] >= 0)
+      report_format_value(v, sizeof(v), (double)ps[i], REPORT_LATENCY_NS);
+    cost_part(f, names[i], l->latency.present && ps[i] >= 0 ? v : NULL,
+              l->latency.present ? "none measured" : l->latency_missing);
+  }
+  fputs("; CPU per round trip", f);
+  for (int i = 0; i < 2; i++) {
+    fputs(i ? ", " : " ", f);
+    if (cpu[i]->n > 0)
+      report_format_figure(v, sizeof(v), cpu[i], REPORT_CPU_US);
+    cost_part(f, i ? "server" : "client", cpu[i]->n > 0 ? v : NULL, why[i]);
+  }
+}
+
 /* "round 2: failed at client: protocol_violation: ..." */
 static void sample_line(char *out, size_t len, const struct report_sample *s)
 {
@@ -170,6 +218,7 @@ static void testcase(FILE *f, const struct report_platform *p,
                                              "retried"
                                            : "");
   report_xml_text(f, msg, 1);
+  cost_line(f, l);
   for (int i = 0; i < l->nsamples; i++) {
     const struct report_sample *s = &l->samples[i];
     if (!s->retried)

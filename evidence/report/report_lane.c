@@ -1,7 +1,8 @@
 /* One lane of an evidence document read into the model: its samples, and
  * the figures over its passed samples (median, min and max of time per
  * round trip, peak memory and CPU of each peer), or a summary's medians
- * when the samples give none. */
+ * when the samples give none; the cost figures are read by
+ * evidence/report/report_cost.c. */
 #include "evidence/report/report_reader.h"
 
 #include <stdio.h>
@@ -12,7 +13,7 @@
 
 /* The figures come from stats_figure_of, as the evidence's own summaries
  * do, so a report computes a median exactly as the file it reads. */
-static void figure_of(double *v, int n, struct report_figure *f)
+void report_figure_of(double *v, int n, struct report_figure *f)
 {
   struct stats_figure st;
 
@@ -27,8 +28,7 @@ static void figure_of(double *v, int n, struct report_figure *f)
   f->median = st.median;
 }
 
-/* A summary's median when the samples gave no figure. */
-static void figure_from_summary(struct report_reader *rd, json_object *summary,
+void report_figure_from_summary(struct report_reader *rd, json_object *summary,
                                 const char *where, const char *median_key,
                                 const char *min_key, const char *max_key,
                                 struct report_figure *f)
@@ -112,7 +112,7 @@ struct lane_values {
 
 static void read_sample(struct report_reader *rd, json_object *o,
                         const char *where, struct report_sample *s,
-                        struct lane_values *lv)
+                        struct lane_values *lv, struct report_cost_values *cv)
 {
   json_object *failure, *repro;
   char w[REPORT_WHERE_MAX];
@@ -148,6 +148,7 @@ static void read_sample(struct report_reader *rd, json_object *o,
             &has[1], &s->client_stderr);
   read_peer(rd, o, where, "server", &value[2], &has[2], &source[1], &value[3],
             &has[3], &s->server_stderr);
+  report_cost_sample(rd, o, where, strcmp(s->status, "passed") == 0, cv);
   if (rd->failed || strcmp(s->status, "passed") != 0)
     return;
   if (s->have_time)
@@ -204,11 +205,13 @@ void report_lane_read(struct report_reader *rd, const char *name,
 {
   json_object *samples, *summary;
   struct lane_values lv;
+  struct report_cost_values cv;
   char w[REPORT_WHERE_MAX];
   int unsupported = 0, retried = 0;
   size_t n;
 
   memset(&lv, 0, sizeof(lv));
+  memset(&cv, 0, sizeof(cv));
   if (!json_object_is_type(o, json_type_object)) {
     report_reader_fail(rd, "'%s' is %s, expected an object", where,
                        report_reader_type_name(o));
@@ -233,6 +236,8 @@ void report_lane_read(struct report_reader *rd, const char *name,
   l->samples = report_reader_own_array(rd, n, sizeof(*l->samples));
   for (int i = 0; i < 5; i++)
     lv.v[i] = report_reader_own_array(rd, n, sizeof(double));
+  for (int i = 0; i < 2; i++)
+    cv.cpu_per_rt[i] = report_reader_own_array(rd, n, sizeof(double));
   if (rd->failed)
     return;
   l->nsamples = (int)n;
@@ -245,7 +250,7 @@ void report_lane_read(struct report_reader *rd, const char *name,
                          report_reader_type_name(s));
       return;
     }
-    read_sample(rd, s, w, rs, &lv);
+    read_sample(rd, s, w, rs, &lv, &cv);
     if (rd->failed)
       return;
     if (strcmp(rs->status, "passed") == 0)
@@ -257,30 +262,31 @@ void report_lane_read(struct report_reader *rd, const char *name,
       unsupported++;
     retried |= rs->retried;
   }
-  figure_of(lv.v[0], lv.n[0], &l->ns_per_rt);
-  figure_of(lv.v[1], lv.n[1], &l->client_rss);
-  figure_of(lv.v[2], lv.n[2], &l->server_rss);
+  report_figure_of(lv.v[0], lv.n[0], &l->ns_per_rt);
+  report_figure_of(lv.v[1], lv.n[1], &l->client_rss);
+  report_figure_of(lv.v[2], lv.n[2], &l->server_rss);
   l->client_rss_label = lv.rss_label[0];
   l->server_rss_label = lv.rss_label[1];
-  figure_of(lv.v[3], lv.n[3], &l->client_cpu);
-  figure_of(lv.v[4], lv.n[4], &l->server_cpu);
+  report_figure_of(lv.v[3], lv.n[3], &l->client_cpu);
+  report_figure_of(lv.v[4], lv.n[4], &l->server_cpu);
 
   summary = report_reader_get(rd, o, where, "summary", json_type_object, 0);
   report_reader_join(w, where, "summary");
   l->status = report_reader_str(rd, summary, w, "status");
   if (l->status == NULL)
     l->status = derived_status(l, unsupported, retried);
-  figure_from_summary(rd, summary, w, "ns_per_round_trip_median",
-                      "ns_per_round_trip_min", "ns_per_round_trip_max",
-                      &l->ns_per_rt);
-  figure_from_summary(rd, summary, w, "client_peak_rss_bytes_median", NULL,
-                      NULL, &l->client_rss);
-  figure_from_summary(rd, summary, w, "server_peak_rss_bytes_median", NULL,
-                      NULL, &l->server_rss);
-  figure_from_summary(rd, summary, w, "client_cpu_ns_median", NULL, NULL,
-                      &l->client_cpu);
-  figure_from_summary(rd, summary, w, "server_cpu_ns_median", NULL, NULL,
-                      &l->server_cpu);
+  report_figure_from_summary(rd, summary, w, "ns_per_round_trip_median",
+                             "ns_per_round_trip_min", "ns_per_round_trip_max",
+                             &l->ns_per_rt);
+  report_figure_from_summary(rd, summary, w, "client_peak_rss_bytes_median",
+                             NULL, NULL, &l->client_rss);
+  report_figure_from_summary(rd, summary, w, "server_peak_rss_bytes_median",
+                             NULL, NULL, &l->server_rss);
+  report_figure_from_summary(rd, summary, w, "client_cpu_ns_median", NULL, NULL,
+                             &l->client_cpu);
+  report_figure_from_summary(rd, summary, w, "server_cpu_ns_median", NULL, NULL,
+                             &l->server_cpu);
+  report_cost_lane(rd, summary, w, &cv, l);
   {
     json_object *st =
         report_reader_get(rd, summary, w, "stable", json_type_boolean, 0);

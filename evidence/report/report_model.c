@@ -249,6 +249,20 @@ static void read_platform(struct report_reader *rd, json_object *doc,
     p->provenance.ci_workflow = report_reader_str(rd, ci, cw, "workflow");
     p->provenance.ci_run_id = report_reader_str(rd, ci, cw, "run_id");
   }
+  o = report_reader_get(rd, doc, where, "coordinator", json_type_object, 0);
+  report_reader_join(w, where, "coordinator");
+  if (o != NULL) {
+    p->coordinator.present = 1;
+    if (!report_reader_number(rd, o, w, "cpu_ns", &p->coordinator.cpu_ns))
+      p->coordinator.cpu_ns = -1;
+    if (!report_reader_number(rd, o, w, "wall_ns", &p->coordinator.wall_ns))
+      p->coordinator.wall_ns = -1;
+    if (!report_reader_number(rd, o, w, "cpu_share_of_wall",
+                              &p->coordinator.cpu_share_of_wall))
+      p->coordinator.cpu_share_of_wall = -1;
+    p->coordinator.peak_rss_bytes =
+        report_reader_whole(rd, o, w, "peak_rss_bytes", &n64) ? n64 : -1;
+  }
   o = report_reader_get(rd, doc, where, "shard", json_type_object, 0);
   report_reader_join(w, where, "shard");
   p->shard_index = report_reader_whole_int(rd, o, w, "index", 0);

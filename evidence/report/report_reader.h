@@ -95,4 +95,46 @@ int report_reader_whole_int(struct report_reader *rd, json_object *o,
 void report_lane_read(struct report_reader *rd, const char *name,
                       json_object *o, const char *where, struct report_lane *l);
 
+/* The figure over n values (median, min, max) into f, zeroed when n is
+ * 0; computed by stats_figure_of as the evidence's own summaries are. */
+void report_figure_of(double *v, int n, struct report_figure *f);
+
+/* When f has no figure, the summary's median_key (with its range when
+ * min_key and max_key are given and agree with it). */
+void report_figure_from_summary(struct report_reader *rd, json_object *summary,
+                                const char *where, const char *median_key,
+                                const char *min_key, const char *max_key,
+                                struct report_figure *f);
+
+/* ---- a lane's cost figures (evidence/report/report_cost.c) ---- */
+
+/* What a lane's samples give of the cost figures, gathered a sample at a
+ * time; peer 0 is the client, 1 the server. cpu_per_rt[peer] has room for
+ * every sample (the caller's). The strings are the report's. */
+struct report_cost_values {
+  double *cpu_per_rt[2]; /* µs per round trip of each passed sample */
+  int n[2];
+  const char *reason[2]; /* the first passed sample's not_reported */
+  const char *latency_reason;
+  int seen;             /* a sample has a cost member (null included) */
+  const char *label[2]; /* memory.label of the first passed sample */
+  int label_differ[2];
+  const char *sampled[2]; /* the first label that says "sampled" */
+  const char *covers[2];  /* "process" when any passed sample says so */
+};
+
+/* Adds sample (at where) to cv: its cost, and when passed its peers'
+ * memory labels. */
+void report_cost_sample(struct report_reader *rd, json_object *sample,
+                        const char *where, int passed,
+                        struct report_cost_values *cv);
+
+/* The lane's cost figures from cv and its summary (may be NULL, at
+ * where): CPU per round trip of each peer, the merged latency, why each
+ * is missing, and the memory labels when the samples give them (they then
+ * replace the peak_rss_source words). */
+void report_cost_lane(struct report_reader *rd, json_object *summary,
+                      const char *where, struct report_cost_values *cv,
+                      struct report_lane *l);
+
 #endif

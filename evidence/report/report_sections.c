@@ -34,7 +34,7 @@ static struct spans *add_cause(struct spans *sp, const char *stage,
 
 static struct report_cell cell(enum report_cell_kind kind, const char *text)
 {
-  struct report_cell c = {kind, text, NULL, 0};
+  struct report_cell c = {kind, text, NULL, 0, NULL};
   return c;
 }
 
@@ -42,7 +42,7 @@ static struct report_cell cell(enum report_cell_kind kind, const char *text)
 static struct report_cell lane_cell(const struct report_lane *l, int empty)
 {
   struct report_cell c = {l || !empty ? REPORT_CELL_LANE : REPORT_CELL_EMPTY,
-                          NULL, l, 0};
+                          NULL, l, 0, NULL};
   return c;
 }
 
@@ -227,7 +227,7 @@ static void memory_section(struct report_sink *s, int platform)
       const struct report_figure *figs[4];
       enum report_unit units[4] = {REPORT_BYTES, REPORT_BYTES, REPORT_CPU_NS,
                                    REPORT_CPU_NS};
-      char text[4][128];
+      char text[4][128], labels[2][512];
       struct report_cell cells[6];
       int c = 0;
       if (l == NULL ||
@@ -243,15 +243,17 @@ static void memory_section(struct report_sink *s, int platform)
         cells[c++] = cell(REPORT_CELL_TEXT, r->platforms[p].os);
       cells[c++] = cell(REPORT_CELL_HEAD, rts[k]);
       for (int i = 0; i < 4; i++) {
-        const char *label = i == 0   ? l->client_rss_label
-                            : i == 1 ? l->server_rss_label
-                                     : NULL;
-        size_t used;
+        const char *label =
+            i == 0
+                ? report_memory_label(labels[0], sizeof(labels[0]),
+                                      l->client_rss_label, l->client_rss_covers)
+            : i == 1
+                ? report_memory_label(labels[1], sizeof(labels[1]),
+                                      l->server_rss_label, l->server_rss_covers)
+                : NULL;
         report_format_figure(text[i], sizeof(text[i]), figs[i], units[i]);
-        used = strlen(text[i]);
-        if (label && figs[i]->n > 0)
-          snprintf(text[i] + used, sizeof(text[i]) - used, " %s", label);
-        cells[c++] = cell(REPORT_CELL_NUMBER, text[i]);
+        cells[c] = cell(REPORT_CELL_NUMBER, text[i]);
+        cells[c++].detail = figs[i]->n > 0 ? label : NULL;
       }
       s->ops->table.row(s, cells, c);
     }
@@ -559,6 +561,7 @@ static void platform_section(struct report_sink *s, int i)
   s->ops->section.begin(s, 2, p->os, p->machine.arch, anchor, i);
   failures(s, p);
   matrix(s, i);
+  report_cost_section(s, i);
   if (!s->charts) {
     memory_section(s, i);
     package_section(s, i);

@@ -58,6 +58,9 @@ struct report_cell {
   const struct report_lane *lane; /* REPORT_CELL_LANE */
   int strong;                     /* a heading in bold where headings are
                                      not bold already (Markdown) */
+  const char *detail; /* REPORT_CELL_NUMBER: text from the evidence after
+                         the figure (a memory label), escaped; may be
+                         NULL */
 };
 
 enum report_list_style {
@@ -76,13 +79,16 @@ enum report_chart_kind {
   REPORT_CHART_MEMORY,   /* bars: peak RSS of names' same-runtime lanes */
   REPORT_CHART_PACKAGES, /* bars: package sizes of runtimes names */
   REPORT_CHART_HEAT_MAP, /* client x server of one platform */
+  REPORT_CHART_LATENCY,  /* a latency histogram per lane names of one
+                            platform */
 };
 
 struct report_chart {
   enum report_chart_kind kind;
   const char *const *names; /* lanes or runtimes, one a row */
   int nnames;
-  int platform; /* REPORT_CHART_HEAT_MAP: its index in the report */
+  int platform; /* REPORT_CHART_HEAT_MAP and REPORT_CHART_LATENCY: its
+                   index in the report */
 };
 
 /* A runtime's package as the report words it. */
@@ -186,6 +192,11 @@ struct report_sink {
 /* Writes every section of r to s, which is set up (ops, f, r, charts).
  * Returns 0, or -1 when writing to s->f failed. */
 int report_sections_write(struct report_sink *s);
+
+/* The cost per round trip of every lane of platform that has passed
+ * samples, a table row each, with a latency chart where s draws charts
+ * (evidence/report/report_sections_cost.c); nothing when no lane passed. */
+void report_cost_section(struct report_sink *s, int platform);
 
 /* Statuses that are not a failure of the lane itself: passed,
  * unavailable, unsupported, expected_failure. */

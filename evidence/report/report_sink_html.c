@@ -72,6 +72,10 @@ static const char *const css =
     "svg .note{fill:#cf222e;font-style:italic}"
     "svg .cellv{font-size:15px;font-weight:600}"
     "svg .cellr{font-size:11px;fill:#424a53}"
+    ".lat{display:flex;flex-wrap:wrap;gap:12px;margin:12px 0}"
+    ".lat .card{flex:0 1 500px;margin:0}"
+    "svg .bin{fill:#0969da}"
+    "svg .mark{stroke:#cf222e;stroke-width:1;stroke-dasharray:3 2}"
     "footer{margin-top:40px;color:#57606a;font-size:12px}";
 
 void report_html_escape(FILE *f, const char *s)
@@ -312,7 +316,12 @@ static void table_row(struct report_sink *s, const struct report_cell *c, int n)
       tagged(f, c[i].kind == REPORT_CELL_HEAD ? "th" : "td", c[i].text);
       break;
     case REPORT_CELL_NUMBER:
-      fprintf(f, "<td class=\"n\">%s</td>", c[i].text);
+      fprintf(f, "<td class=\"n\">%s", c[i].text);
+      if (c[i].detail) {
+        fputs(" ", f);
+        report_html_escape(f, c[i].detail);
+      }
+      fputs("</td>", f);
       break;
     case REPORT_CELL_LANE:
       report_html_lane_td(f, c[i].lane);

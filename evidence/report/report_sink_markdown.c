@@ -394,6 +394,10 @@ static void table_row(struct report_sink *s, const struct report_cell *c, int n)
       break;
     case REPORT_CELL_NUMBER:
       out_str(&o, c[i].text);
+      if (c[i].detail) {
+        out_str(&o, " ");
+        md_to(&o, c[i].detail);
+      }
       break;
     case REPORT_CELL_LANE:
       lane_cell(&o, c[i].lane);
@@ -592,6 +596,10 @@ static void machine(struct report_sink *s, int platform)
              (long long)p->workload.payload_bytes,
              (long long)p->workload.max_in_flight);
     out_str(&v, text);
+  }
+  if (report_coordinator_text(text, sizeof(text), p)) {
+    v = key_row(s, "coordinator");
+    md_to(&v, text);
   }
   if (p->started_at) {
     v = key_row(s, "started");

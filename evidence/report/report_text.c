@@ -112,6 +112,21 @@ static struct unit_choice unit_for(double v, enum report_unit unit)
     else
       u = (struct unit_choice){1e6, " ms", 1};
     break;
+  case REPORT_LATENCY_NS:
+    if (v >= 1e9)
+      u = (struct unit_choice){1e9, " s", 2};
+    else if (v >= 1e6)
+      u = (struct unit_choice){1e6, " ms", 2};
+    else if (v >= 1e4)
+      u = (struct unit_choice){1e3, " \xc2\xb5s", 1};
+    else if (v >= 1e3)
+      u = (struct unit_choice){1e3, " \xc2\xb5s", 2};
+    else
+      u = (struct unit_choice){1, " ns", 0};
+    break;
+  case REPORT_CPU_US:
+    u = (struct unit_choice){1, " \xc2\xb5s", v >= 100 ? 0 : v >= 10 ? 1 : 2};
+    break;
   }
   return u;
 }
@@ -139,4 +154,49 @@ void report_format_figure(char *out, size_t len, const struct report_figure *f,
     snprintf(out, len, "%.*f%s [%.*f\xe2\x80\x93%.*f]", u.decimals,
              f->median / u.divisor, u.suffix, u.decimals, f->min / u.divisor,
              u.decimals, f->max / u.divisor);
+}
+
+const char *report_memory_label(char *out, size_t len, const char *label,
+                                const char *covers)
+{
+  const char *extra = NULL;
+
+  if (covers && strcmp(covers, "tree") == 0)
+    extra = "whole tree";
+  else if (covers && strcmp(covers, "process") == 0)
+    extra = "process only";
+  if (extra && label && strstr(label, covers) != NULL)
+    extra = NULL;
+  if (label == NULL && extra == NULL)
+    return NULL;
+  snprintf(out, len, "%s%s%s", label ? label : "", label && extra ? ", " : "",
+           extra ? extra : "");
+  return out;
+}
+
+const char *report_coordinator_text(char *out, size_t len,
+                                    const struct report_platform *p)
+{
+  char cpu[64] = "not reported", wall[64] = "", share[32] = "",
+       peak[64] = "not reported";
+
+  if (!p->coordinator.present)
+    return NULL;
+  if (p->coordinator.cpu_ns >= 0)
+    report_format_value(cpu, sizeof(cpu), p->coordinator.cpu_ns, REPORT_CPU_NS);
+  if (p->coordinator.wall_ns >= 0) {
+    snprintf(wall, sizeof(wall), " over ");
+    report_format_value(wall + 6, sizeof(wall) - 6, p->coordinator.wall_ns,
+                        REPORT_LATENCY_NS);
+    strncat(wall, " of wall time", sizeof(wall) - strlen(wall) - 1);
+  }
+  if (p->coordinator.cpu_share_of_wall >= 0)
+    snprintf(share, sizeof(share), " (%.2f%%)",
+             100 * p->coordinator.cpu_share_of_wall);
+  if (p->coordinator.peak_rss_bytes >= 0)
+    report_format_value(peak, sizeof(peak),
+                        (double)p->coordinator.peak_rss_bytes, REPORT_BYTES);
+  snprintf(out, len, "crossrun's own CPU %s%s%s, peak memory %s", cpu, wall,
+           share, peak);
+  return out;
 }

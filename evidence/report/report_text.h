@@ -26,8 +26,15 @@ void report_xml_text(FILE *f, const char *text, int keep_newlines);
 
 /* Figures as text. A unit is chosen from the median and used for min and
  * max too: "288.8" (ns, the unit named by the caller), "1.9 MiB",
- * "4.0 ms". */
-enum report_unit { REPORT_NS, REPORT_BYTES, REPORT_CPU_NS };
+ * "4.0 ms" (CPU time), "38.2 µs" or "812 ns" (a latency), "1.24 µs" (CPU
+ * µs per round trip, three significant digits). */
+enum report_unit {
+  REPORT_NS,
+  REPORT_BYTES,
+  REPORT_CPU_NS,
+  REPORT_LATENCY_NS,
+  REPORT_CPU_US
+};
 
 void report_format_value(char *out, size_t len, double v,
                          enum report_unit unit);
@@ -36,5 +43,21 @@ void report_format_value(char *out, size_t len, double v,
  * a summary median is known, or "-" when not measured. */
 void report_format_figure(char *out, size_t len, const struct report_figure *f,
                           enum report_unit unit);
+
+/* A peak memory's label as the report shows it after the figure: label
+ * (text from the file, "exact", "sampled" or the evidence's own
+ * memory.label) and, when the label does not already say it, what the
+ * figure covers (", whole tree", ", process only"). NULL when there is
+ * neither; else out. */
+const char *report_memory_label(char *out, size_t len, const char *label,
+                                const char *covers);
+
+struct report_platform; /* evidence/report/report.h */
+
+/* What the coordinator (crossrun itself) cost on p, as the report words it
+ * ("crossrun's own CPU 12.0 ms over 4.00 s of wall time (0.30%), peak
+ * memory 8.0 MiB"); NULL when the file does not say, else out. */
+const char *report_coordinator_text(char *out, size_t len,
+                                    const struct report_platform *p);
 
 #endif
