@@ -73,9 +73,10 @@ CORE_OBJ := $(call obj,$(PROTOCOL_SRC) $(RUNNER_SRC) $(EVIDENCE_SRC) $(PLATFORM_
 TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
 TARGETS := $(BUILD)/crossrun $(BUILD)/lanes/c/client $(BUILD)/lanes/c/server
-# The raw baseline uses POSIX sockets directly.
+# The raw baseline uses POSIX sockets directly; bench's figures, posix_spawn
+# and wait4.
 ifneq ($(PLATFORM),windows)
-  TARGETS += $(BUILD)/bench/baseline
+  TARGETS += $(BUILD)/bench/baseline $(BUILD)/bench/figures
 endif
 # The test suite and its misbehaving peers use Linux's interfaces (the
 # runner's orphan and memory checks are tested where they are complete).
@@ -112,6 +113,10 @@ $(BUILD)/tests/fixture: $(FIXTURE_SRC) $(wildcard tests/fixture*.h) \
 $(BUILD)/bench/baseline: $(call obj,$(wildcard bench/*.c) $(PROTOCOL_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^
+
+$(BUILD)/bench/figures: $(call obj,bench/figures/figures.c) $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
 
 $(TEST_LIB): $(call obj,$(TEST_LIB_SRC))
 	@mkdir -p $(dir $@)

@@ -107,6 +107,7 @@ struct report_lane {
   const char *server_rss_covers;
   struct report_figure client_cpu; /* ns, user + system */
   struct report_figure server_cpu;
+  double peers_cpu_ns; /* both peers' CPU in every sample, summed */
   /* The cost of a round trip: latency, and each peer's CPU over its
    * measured window in µs per round trip (from the samples' cost, or the
    * summary's median). Each *_missing says why a lane with passed samples

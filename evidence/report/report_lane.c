@@ -108,6 +108,7 @@ struct lane_values {
   double *v[5];
   int n[5];
   const char *rss_label[2];
+  double peers_cpu_ns; /* every sample's, passed or not */
 };
 
 static void read_sample(struct report_reader *rd, json_object *o,
@@ -149,6 +150,7 @@ static void read_sample(struct report_reader *rd, json_object *o,
   read_peer(rd, o, where, "server", &value[2], &has[2], &source[1], &value[3],
             &has[3], &s->server_stderr);
   report_cost_sample(rd, o, where, strcmp(s->status, "passed") == 0, cv);
+  lv->peers_cpu_ns += (has[1] ? value[1] : 0) + (has[3] ? value[3] : 0);
   if (rd->failed || strcmp(s->status, "passed") != 0)
     return;
   if (s->have_time)
@@ -265,6 +267,7 @@ void report_lane_read(struct report_reader *rd, const char *name,
   report_figure_of(lv.v[0], lv.n[0], &l->ns_per_rt);
   report_figure_of(lv.v[1], lv.n[1], &l->client_rss);
   report_figure_of(lv.v[2], lv.n[2], &l->server_rss);
+  l->peers_cpu_ns = lv.peers_cpu_ns;
   l->client_rss_label = lv.rss_label[0];
   l->server_rss_label = lv.rss_label[1];
   report_figure_of(lv.v[3], lv.n[3], &l->client_cpu);
