@@ -81,7 +81,7 @@ endif
 # The test suite and its misbehaving peers use Linux's interfaces (the
 # runner's orphan and memory checks are tested where they are complete).
 ifeq ($(PLATFORM),linux)
-  TARGETS += $(BUILD)/tests/fixture
+  TARGETS += $(BUILD)/tests/fixture $(BUILD)/crossrun-spawn
 endif
 
 .PHONY: all quick test bench clean style check-style help c-lane baseline \
@@ -109,6 +109,13 @@ $(BUILD)/tests/fixture: $(FIXTURE_SRC) $(wildcard tests/fixture*.h) \
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) -I. $(CFLAGS) -o $@ \
 	  $(FIXTURE_SRC) $(PROTOCOL_SRC)
+
+# The spawn helper between the runner and a measured peer: static, no
+# sanitizer, so that its own small footprint stays below any peer's (see
+# platforms/spawner/crossrun-spawn.c).
+$(BUILD)/crossrun-spawn: platforms/spawner/crossrun-spawn.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -Os $(WARN) -static -o $@ $<
 
 $(BUILD)/bench/baseline: $(call obj,$(wildcard bench/*.c) $(PROTOCOL_SRC))
 	@mkdir -p $(dir $@)

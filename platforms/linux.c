@@ -17,10 +17,16 @@
  * lifetime peak; otherwise the only figure that belongs to the peer is
  * VmHWM from /proc/PID/status (peak since exec), read while it lives.
  *
+ * Peers are therefore started through the spawn helper (linux_tree.c,
+ * platforms/spawner/crossrun-spawn.c): the image their exec replaces is
+ * the helper's tiny one, and ru_maxrss is their own for any user. The
+ * figures above remain for commands and for a missing helper.
+ *
  * Escaped descendants. The coordinator is a child subreaper
  * (PR_SET_CHILD_SUBREAPER), so a grandchild that left its group with
  * setsid() is reparented to the coordinator when its parent dies, and is
  * found by scanning /proc for processes whose parent is the coordinator. */
+#include "platforms/linux_internal.h"
 #include "platforms/platform.h"
 #include "platforms/posix.h"
 
@@ -217,6 +223,13 @@ static void taskstats_record(const struct nlattr *aggr)
   }
   if (!have_stats)
     return;
+  {
+    char comm[TS_COMM_LEN + 1];
+    memcpy(comm, ts.ac_comm, TS_COMM_LEN);
+    comm[TS_COMM_LEN] = '\0';
+    linux_tree_exit_record((long)ts.ac_tgid, (long)ts.ac_ppid, comm,
+                           (int64_t)ts.hiwater_rss * 1024);
+  }
   for (int i = 0; i < WATCH_MAX; i++) {
     struct platform_proc *p = watched[i];
     /* Every thread's record carries the shared address space's mark;
@@ -229,7 +242,7 @@ static void taskstats_record(const struct nlattr *aggr)
   }
 }
 
-static void taskstats_drain(void)
+void linux_taskstats_drain(void)
 {
   char buf[NL_BUF_BYTES] __attribute__((aligned(NLMSG_ALIGNTO)));
   ssize_t n;
@@ -268,8 +281,7 @@ int platform_init(char *err, size_t errlen)
   return 0;
 }
 
-/* Reads "Key:   123 kB" from /proc/PID/status. Returns bytes or -1. */
-static int64_t status_field_bytes(long pid, const char *key)
+int64_t linux_status_bytes(long pid, const char *key)
 {
   char path[64], line[256];
   size_t klen = strlen(key);
@@ -308,7 +320,7 @@ const char *platform_signal_name(int sig)
 
 int64_t platform_self_peak_rss_bytes(void)
 {
-  return status_field_bytes(0, "VmHWM");
+  return linux_status_bytes(0, "VmHWM");
 }
 
 int platform_spawn(const struct platform_spawn_opts *opts,
@@ -325,6 +337,16 @@ int platform_spawn(const struct platform_spawn_opts *opts,
       posix_spawn_prepare(proc, opts->env, environ, envp, MAX_ENV, err, errlen);
   if (rc != 0)
     return rc;
+  proc->event_fd = -1;
+  if (opts->tree) {
+    const char *why, *helper = linux_helper_path(&why);
+    if (helper != NULL) {
+      rc = linux_tree_spawn(helper, opts, envp, proc, err, errlen);
+      if (rc == 0)
+        watch_add(proc);
+      return rc;
+    }
+  }
   if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
     rc = -errno;
     posix_set_err(err, errlen, errno, "cannot create pipes");
@@ -370,12 +392,19 @@ int platform_try_reap(struct platform_proc *proc, struct platform_exit *ex,
                       char *err, size_t errlen)
 {
   struct rusage ru;
-  int rc = posix_reap(proc->pid, ex, &ru, err, errlen);
+  int rc;
 
+  if (proc->os != NULL) {
+    rc = linux_tree_try_reap(proc, ex, err, errlen);
+    if (rc != 0)
+      watch_remove(proc);
+    return rc;
+  }
+  rc = posix_reap(proc->pid, ex, &ru, err, errlen);
   if (rc == 0)
     return 0;
   /* The exit record was queued before the peer became a zombie. */
-  taskstats_drain();
+  linux_taskstats_drain();
   watch_remove(proc);
   if (rc < 0)
     return rc;
@@ -387,14 +416,33 @@ int platform_try_reap(struct platform_proc *proc, struct platform_exit *ex,
     ex->exact_peak_rss_bytes = ex->os_peak_rss_bytes;
   else
     ex->exact_peak_rss_bytes = -1;
+  ex->peak_source = ex->exact_peak_rss_bytes < 0    ? NULL
+                    : proc->exit_peak_rss_bytes > 0 ? "exit_accounting_peak"
+                                                    : "os_lifetime_peak";
   return 1;
+}
+
+int platform_tree_running(struct platform_proc *proc)
+{
+  return proc->os != NULL ? linux_tree_running(proc) : 0;
+}
+
+int platform_proc_settle(struct platform_proc *proc, struct platform_exit *ex,
+                         struct model_tree *tree, uint64_t wait_ms)
+{
+  if (proc->os != NULL)
+    return linux_tree_settle(proc, ex, tree, wait_ms);
+  memset(tree, 0, sizeof(*tree));
+  return 0;
 }
 
 int platform_sample_memory(const struct platform_proc *proc,
                            struct platform_memory *mem)
 {
-  mem->rss_bytes = status_field_bytes(proc->pid, "VmRSS");
-  mem->peak_rss_bytes = status_field_bytes(proc->pid, "VmHWM");
+  if (proc->os != NULL)
+    return linux_tree_sample(proc, mem);
+  mem->rss_bytes = linux_status_bytes(proc->pid, "VmRSS");
+  mem->peak_rss_bytes = linux_status_bytes(proc->pid, "VmHWM");
   /* A zombie has no address space left: no Vm lines. */
   return mem->peak_rss_bytes < 0 ? -1 : 0;
 }
@@ -460,14 +508,16 @@ int platform_collect_orphans(const long *groups, int ngroups,
     char *end;
 
     pid = strtol(de->d_name, &end, 10);
-    if (*end != '\0' || pid <= 0 || pid == self)
+    /* A peer's spawn helper is no orphan: it reaps what is killed here
+     * and reports it; what it was left (ppid) is of the peer's tree. */
+    if (*end != '\0' || pid <= 0 || pid == self || linux_tree_is_helper(pid))
       continue;
     if (read_stat(pid, name, sizeof(name), &state, &ppid, &pgrp) != 0)
       continue;
     for (int i = 0; i < ngroups; i++)
       if (groups[i] > 0 && pgrp == groups[i])
         ours = 1;
-    if (ppid == self)
+    if (ppid == self || linux_tree_is_helper(ppid))
       ours = 1;
     if (!ours)
       continue;
@@ -494,6 +544,7 @@ int platform_collect_orphans(const long *groups, int ngroups,
 void platform_proc_release(struct platform_proc *proc)
 {
   watch_remove(proc);
+  linux_tree_release(proc);
   proc->os = NULL;
 }
 
@@ -554,13 +605,23 @@ void platform_machine_describe(struct model_machine *m)
 
 const char *platform_peak_rss_method(void)
 {
-  static char method[512];
+  static char method[768];
+  const char *why, *helper = linux_helper_path(&why);
+
   snprintf(method, sizeof(method),
-           "linux: hiwater_rss (peak RSS since exec) from the kernel's "
-           "taskstats exit record of the peer (%s); when missing, wait4 "
-           "ru_maxrss if it exceeds the coordinator's own peak at spawn (it "
-           "is then the peer's), else the last VmHWM read from "
-           "/proc/PID/status while the peer ran",
+           "linux: %s; a peer's own peak is hiwater_rss from the kernel's "
+           "taskstats exit record (%s), else wait4 ru_maxrss of the peer as "
+           "the helper reaped it when above the helper's own peak (the "
+           "image its exec replaced), else the last VmHWM read from "
+           "/proc/PID/status while it ran; a tree of several processes sums "
+           "their exit records, or the figures of the processes the helper "
+           "reaped (each holding the children it waited for); no cgroup v2 "
+           "is used (a per-peer cgroup needs the memory and cpu controllers "
+           "delegated to this user)",
+           helper != NULL
+               ? "peers started by the spawn helper crossrun-spawn, a child "
+                 "subreaper that reaps every process of their tree"
+               : why,
            taskstats_fd >= 0 ? "listening" : taskstats_why);
   return method;
 }

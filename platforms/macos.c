@@ -321,6 +321,26 @@ static void track_descendants(const struct platform_proc *proc)
     remember(tree[i], proc->group);
 }
 
+/* macOS has no subreaper and no exit records of grandchildren: the
+ * figures stay the tracked process's (wait4's rusage includes the
+ * children it waited for); descendants are seen through the readings
+ * while it runs (proc_listchildpids). */
+int platform_tree_running(struct platform_proc *proc)
+{
+  (void)proc;
+  return 0;
+}
+
+int platform_proc_settle(struct platform_proc *proc, struct platform_exit *ex,
+                         struct model_tree *tree, uint64_t wait_ms)
+{
+  (void)proc;
+  (void)ex;
+  (void)wait_ms;
+  memset(tree, 0, sizeof(*tree));
+  return 0;
+}
+
 int platform_sample_memory(const struct platform_proc *proc,
                            struct platform_memory *mem)
 {

@@ -26,6 +26,11 @@ struct platform_spawn_opts {
   const char *const *argv;
   const char *const *env;
   const char *cwd;
+  /* 1 for a peer that is measured: its whole process tree is followed
+   * (Linux: through the spawn helper, build/crossrun-spawn, see
+   * platforms/spawner/crossrun-spawn.c), and platform_proc_settle gives
+   * the tree's figures. 0 for a command that is only run. */
+  int tree;
 };
 
 /* A started peer. stdout_fd and stderr_fd are the coordinator's
@@ -42,7 +47,12 @@ struct platform_proc {
   /* Linux: the peak RSS since exec from the kernel's exit accounting
    * (taskstats), -1 when it was not received. Other OSes: -1. */
   int64_t exit_peak_rss_bytes;
-  void *os; /* OS-specific state (a process handle on Windows). */
+  /* Readable (or at its end) when the peer's state may have changed: the
+   * caller may poll it to reap at once instead of on a timer. -1 when the
+   * OS gives none (then only polling platform_try_reap tells). */
+  int event_fd;
+  void *os; /* OS-specific state (a process handle on Windows, the spawn
+               helper's state on Linux). */
 };
 
 /* How a reaped peer ended and what the OS says it cost. Figures the OS
@@ -59,6 +69,17 @@ struct platform_exit {
   /* The peer's own exact peak when the OS's figure is known to be the
    * peer's alone, else -1 (the caller then uses the sampled peak). */
   int64_t exact_peak_rss_bytes;
+  /* Set by platform_proc_settle; before it (and where the OS cannot
+   * follow a tree) the figures above are the tracked process's, which on
+   * POSIX include the children it waited for. */
+  int cpu_covers_tree;    /* user/system CPU count every process */
+  int memory_covers_tree; /* exact_peak_rss_bytes is the tree's figure */
+  /* What exact_peak_rss_bytes is ("os_lifetime_peak", ...; see
+   * evidence/SCHEMA.md), static; NULL when it is -1. */
+  const char *peak_source;
+  char label[96]; /* short text for tables: "exact, tree of 2: sh, node" */
+  /* The tracked process ended while processes of its tree still ran. */
+  int exited_before_its_tree;
 };
 
 /* A reading of a live peer's memory. -1 where the OS does not tell. */
@@ -82,7 +103,24 @@ int platform_spawn(const struct platform_spawn_opts *opts,
 int platform_try_reap(struct platform_proc *proc, struct platform_exit *ex,
                       char *err, size_t errlen);
 
-/* Reads a live peer's memory. Returns 0, or negative when it is gone. */
+/* After a reaped peer's orphans were collected (platform_collect_orphans
+ * kills what is left of its tree): waits at most wait_ms for the rest of
+ * its tree to end, then amends *ex (as platform_try_reap filled it) with
+ * the tree's figures and lists the tree's processes in *tree. Where the OS
+ * cannot follow a tree, *ex stays as it was and tree->count is 0.
+ * Returns 0, or negative when the tree's end was not seen (the figures
+ * then cover what was seen, and say so). */
+int platform_proc_settle(struct platform_proc *proc, struct platform_exit *ex,
+                         struct model_tree *tree, uint64_t wait_ms);
+
+/* 1 while processes of a reaped peer's tree still run (a daemonizing
+ * server's child serving after its parent exited), else 0; 0 where the OS
+ * cannot tell. platform_terminate still reaches its group. */
+int platform_tree_running(struct platform_proc *proc);
+
+/* Reads a live peer's memory (and, where the OS allows, notes the
+ * processes of its tree and their peaks for platform_proc_settle).
+ * Returns 0, or negative when it is gone. */
 int platform_sample_memory(const struct platform_proc *proc,
                            struct platform_memory *mem);
 

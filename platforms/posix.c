@@ -74,7 +74,7 @@ int posix_spawn_prepare(struct platform_proc *proc, const char *const *extra,
 {
   memset(proc, 0, sizeof(*proc));
   proc->pid = -1;
-  proc->stdout_fd = proc->stderr_fd = -1;
+  proc->stdout_fd = proc->stderr_fd = proc->event_fd = -1;
   if (posix_build_env(extra, environ_now, envp, cap) != 0) {
     posix_set_err(err, errlen, E2BIG, "environment too large");
     return -E2BIG;

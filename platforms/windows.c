@@ -94,7 +94,7 @@ int platform_spawn(const struct platform_spawn_opts *opts,
 
   memset(proc, 0, sizeof(*proc));
   proc->pid = -1;
-  proc->stdout_fd = proc->stderr_fd = -1;
+  proc->stdout_fd = proc->stderr_fd = proc->event_fd = -1;
   if (opts->argv == NULL || opts->argv[0] == NULL) {
     snprintf(err, errlen, "no program to start");
     return -EINVAL;
@@ -336,6 +336,28 @@ int platform_try_reap(struct platform_proc *proc, struct platform_exit *ex,
     ex->exact_peak_rss_bytes = ex->os_peak_rss_bytes;
   }
   return 1;
+}
+
+/* The peer's job object holds its whole tree: a tree figure would be
+ * JOBOBJECT_EXTENDED_LIMIT_INFORMATION.PeakJobMemoryUsed (commit, not
+ * working set) and JOBOBJECT_BASIC_ACCOUNTING_INFORMATION's
+ * TotalUserTime/TotalKernelTime (every process the job ever held). The
+ * figures here stay the tracked process's until they are read from the
+ * job; the tree is not listed. */
+int platform_tree_running(struct platform_proc *proc)
+{
+  (void)proc;
+  return 0;
+}
+
+int platform_proc_settle(struct platform_proc *proc, struct platform_exit *ex,
+                         struct model_tree *tree, uint64_t wait_ms)
+{
+  (void)proc;
+  (void)ex;
+  (void)wait_ms;
+  memset(tree, 0, sizeof(*tree));
+  return 0;
 }
 
 int platform_sample_memory(const struct platform_proc *proc,

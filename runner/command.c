@@ -110,7 +110,7 @@ int command_run(const char *const *argv, const char *cwd,
                 struct command_result *r, char *err, size_t errlen)
 {
   static const char *const no_env[] = {NULL};
-  struct platform_spawn_opts opts = {argv, env ? env : no_env, cwd};
+  struct platform_spawn_opts opts = {argv, env ? env : no_env, cwd, 0};
   struct command_exec *x;
   int rc;
 

@@ -32,6 +32,7 @@ struct peer {
   struct model_peer *rep;
   struct capture out; /* stdout */
   struct platform_proc proc;
+  struct platform_exit ex; /* as reaped, then as settled */
   int running;
   uv_pipe_t out_pipe, err_pipe;
   int out_open, err_open;
@@ -250,9 +251,9 @@ static void record_argv(struct model_peer *rep, const char *const *argv)
 static int start_peer(struct sample_exec *x, struct peer *p,
                       const char *const *argv)
 {
-  struct platform_spawn_opts opts = {argv, x->env,
-                                     p == &x->server ? x->spec->server_cwd
-                                                     : x->spec->client_cwd};
+  struct platform_spawn_opts opts = {
+      argv, x->env, p == &x->server ? x->spec->server_cwd : x->spec->client_cwd,
+      1};
   char err[256];
   int rc;
 
@@ -344,9 +345,27 @@ static void start_client(struct sample_exec *x)
         x->client.started_ns + ms_ns(x->spec->limits.client_timeout_ms);
 }
 
+/* A server whose tracked process exited while its tree still runs, before
+ * READY: a daemonizing server whose child is still starting. It is waited
+ * for as if it ran, under the same READY deadline. */
+static int server_tree_starting(struct sample_exec *x)
+{
+  struct peer *s = &x->server;
+  return !x->ready && !x->ready_failed && !s->running && s->rep->reaped &&
+         platform_tree_running(&s->proc);
+}
+
+/* Whether p, or (before READY) the server's tree, can still be signalled. */
+static int signallable(struct peer *p)
+{
+  struct sample_exec *x = p->x;
+  return p->running || (p == &x->server && !x->ready && p->rep->reaped &&
+                        platform_tree_running(&p->proc));
+}
+
 static void terminate(struct sample_exec *x, struct peer *p, uint64_t now)
 {
-  if (!p->running || p->term_stage != 0)
+  if (!signallable(p) || p->term_stage != 0)
     return;
   platform_terminate(&p->proc, 0);
   p->rep->forced = 1;
@@ -357,7 +376,7 @@ static void terminate(struct sample_exec *x, struct peer *p, uint64_t now)
 
 static void escalate(struct peer *p, uint64_t now)
 {
-  if (p->running && p->term_stage == 1 && now >= p->term_next_ns) {
+  if (p->term_stage == 1 && now >= p->term_next_ns && signallable(p)) {
     platform_terminate(&p->proc, 1);
     p->term_stage = 2;
   }
@@ -375,6 +394,52 @@ static void sample_memory(struct peer *p)
     r->sampled_peak_rss_bytes = mem.peak_rss_bytes;
   if (mem.rss_bytes > r->sampled_rss_max_bytes)
     r->sampled_rss_max_bytes = mem.rss_bytes;
+}
+
+/* The CPU and memory figures of a reaped peer from p->ex: at its reap, and
+ * again once its tree has settled (platform_proc_settle). */
+static void record_figures(struct peer *p)
+{
+  const struct platform_exit *ex = &p->ex;
+  struct model_peer *r = p->rep;
+
+  r->user_cpu_ns = ex->user_cpu_ns;
+  r->system_cpu_ns = ex->system_cpu_ns;
+  r->cpu_covers_tree = ex->cpu_covers_tree;
+  r->exited_before_its_tree = ex->exited_before_its_tree;
+  r->os_peak_rss_bytes = ex->os_peak_rss_bytes;
+  r->exit_peak_rss_bytes = p->proc.exit_peak_rss_bytes;
+  snprintf(r->memory_label, sizeof(r->memory_label), "%s", ex->label);
+  if (ex->exact_peak_rss_bytes >= 0) {
+    /* The OS's own figure, as it gave it. Readings taken while the peer
+     * ran can differ from it by a few pages (the kernel sums its RSS
+     * counters lazily); they stay beside it in the evidence. */
+    r->peak_rss_bytes = ex->exact_peak_rss_bytes;
+    r->peak_rss_source = ex->peak_source ? ex->peak_source
+                         : p->proc.exit_peak_rss_bytes > 0
+                             ? "exit_accounting_peak"
+                             : "os_lifetime_peak";
+    r->memory_covers = ex->memory_covers_tree ? "tree" : "process";
+  } else if (r->sampled_peak_rss_bytes >= 0) {
+    r->peak_rss_bytes = r->sampled_peak_rss_bytes;
+    r->peak_rss_source = "sampled_peak_since_exec";
+    r->memory_covers = "process";
+  }
+  if (r->memory_label[0] == '\0' && r->peak_rss_source != NULL)
+    snprintf(r->memory_label, sizeof(r->memory_label), "%s",
+             ex->exact_peak_rss_bytes >= 0 ? "exact, the peer alone"
+                                           : "sampled lower bound");
+}
+
+/* After the orphans are collected: the rest of each peer's tree has ended
+ * (or been killed), and its figures cover it. */
+static void settle_peer(struct peer *p)
+{
+  if (!p->rep->reaped)
+    return;
+  platform_proc_settle(&p->proc, &p->ex, &p->rep->tree,
+                       p->x->spec->limits.kill_grace_ms + 1000);
+  record_figures(p);
 }
 
 static void watch_peer(struct peer *p, uint64_t now)
@@ -399,22 +464,8 @@ static void watch_peer(struct peer *p, uint64_t now)
   r->signal = ex.signal;
   snprintf(r->signal_name, sizeof(r->signal_name), "%s",
            ex.signal ? platform_signal_name(ex.signal) : "");
-  r->user_cpu_ns = ex.user_cpu_ns;
-  r->system_cpu_ns = ex.system_cpu_ns;
-  r->os_peak_rss_bytes = ex.os_peak_rss_bytes;
-  r->exit_peak_rss_bytes = p->proc.exit_peak_rss_bytes;
-  if (ex.exact_peak_rss_bytes >= 0) {
-    /* The OS's own figure, as it gave it. Readings taken while the peer
-     * ran can differ from it by a few pages (the kernel sums its RSS
-     * counters lazily); they stay beside it in the evidence. */
-    r->peak_rss_bytes = ex.exact_peak_rss_bytes;
-    r->peak_rss_source = p->proc.exit_peak_rss_bytes > 0
-                             ? "exit_accounting_peak"
-                             : "os_lifetime_peak";
-  } else if (r->sampled_peak_rss_bytes >= 0) {
-    r->peak_rss_bytes = r->sampled_peak_rss_bytes;
-    r->peak_rss_source = "sampled_peak_since_exec";
-  }
+  p->ex = ex;
+  record_figures(p);
 }
 
 static void server_ended_before_ready(struct sample_exec *x)
@@ -436,7 +487,7 @@ static void server_ended_before_ready(struct sample_exec *x)
 
 static void finish_if_done(struct sample_exec *x, uint64_t now)
 {
-  if (x->server.running || x->client.running)
+  if (x->server.running || x->client.running || server_tree_starting(x))
     return;
   if (x->all_reaped_ns == 0)
     x->all_reaped_ns = now;
@@ -476,7 +527,7 @@ static void on_tick(uv_timer_t *t)
   if (!x->ready && !x->ready_failed) {
     if (!s->running && s->rep->started && !s->out_open)
       server_ended_before_ready(x);
-    else if (s->running && now >= s->deadline_ns) {
+    else if ((s->running || server_tree_starting(x)) && now >= s->deadline_ns) {
       x->ready_failed = 1;
       s->rep->timed_out = 1;
       s->timeout_ns = now;
@@ -578,6 +629,8 @@ static void check_cleanup(struct sample_exec *x)
     o->passed = 1;
     snprintf(o->reason, sizeof(o->reason), "no process left");
   }
+  settle_peer(&x->server);
+  settle_peer(&x->client);
   check_port(x);
   t->ran = 1;
   if (tempdir_scan(&x->tmp, &res->leftovers, err, sizeof(err)) != 0) {

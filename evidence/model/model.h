@@ -107,6 +107,27 @@ struct model_leftovers {
   char names[MODEL_MAX_LEFTOVERS][128]; /* the first few, by name */
 };
 
+/* The processes of a peer's tree (the peer and its descendants, including
+ * those that left its process group), as the platform followed them. */
+#define MODEL_TREE_MAX 16
+struct model_tree_process {
+  long pid;
+  char program[32]; /* its name as the OS keeps it ("node", "sh") */
+  /* Its peak RSS, -1 when unknown, and where it came from (static):
+   * "exit_accounting_peak" (its own, exact), "os_lifetime_peak" (wait4's
+   * ru_maxrss: its own, or that of a child it waited for when larger),
+   * "sampled_peak_since_exec" (a reading while it ran: a lower bound). */
+  int64_t peak_rss_bytes;
+  const char *source;
+};
+
+struct model_tree {
+  int count; /* processes seen; the first MODEL_TREE_MAX are listed */
+  struct model_tree_process list[MODEL_TREE_MAX];
+  int complete;       /* its end was seen: every process was counted */
+  const char *method; /* how it was followed (static), NULL when not */
+};
+
 struct model_peer {
   int started;
   long pid;
@@ -133,6 +154,13 @@ struct model_peer {
   int64_t sampled_peak_rss_bytes; /* last peak-since-exec reading */
   int64_t sampled_rss_max_bytes;  /* max of RSS readings */
   int memory_samples;
+  /* What peak_rss_bytes covers: "process" or "tree" (NULL when unknown);
+   * a short label for tables; the tree as followed. */
+  const char *memory_covers;
+  char memory_label[96];
+  int cpu_covers_tree; /* user/system CPU count every process of the tree */
+  int exited_before_its_tree;
+  struct model_tree tree;
   struct capture err; /* bounded stderr */
   uint64_t stdout_bytes;
   char argv[MODEL_ARGV_MAX][128];

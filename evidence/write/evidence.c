@@ -72,6 +72,7 @@ static json_object *peer_json(const struct sanitize *s,
   evidence_put(mem, "sampled_rss_max_bytes",
                evidence_int_or_null(p->sampled_rss_max_bytes));
   evidence_put(mem, "samples", json_object_new_int(p->memory_samples));
+  evidence_peer_tree_fields(s, p, o, cpu, mem);
   evidence_put(o, "memory", mem);
 
   err = json_object_new_object();

@@ -28,6 +28,12 @@ json_object *evidence_text(const struct sanitize *s, const char *in);
  * message, a path); NULL when in is NULL. */
 json_object *evidence_message(const struct sanitize *s, const char *in);
 
+/* Adds the tree fields of a peer (evidence_tree.c): cpu.covers,
+ * memory.covers, memory.label, memory.tree, exited_before_its_tree. */
+void evidence_peer_tree_fields(const struct sanitize *s,
+                               const struct model_peer *p, json_object *peer,
+                               json_object *cpu, json_object *mem);
+
 /* The runtimes the lanes used: commands, toolchain, status, package. */
 json_object *evidence_runtimes_json(const struct evidence_run *run,
                                     const struct sanitize *s);

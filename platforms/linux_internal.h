@@ -1,0 +1,46 @@
+/* What platforms/linux.c and platforms/linux_tree.c share; not part of
+ * platform.h's contract. */
+#ifndef CROSSRUN_PLATFORMS_LINUX_INTERNAL_H
+#define CROSSRUN_PLATFORMS_LINUX_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platforms/platform.h"
+
+/* The spawn helper's path (next to the running program or one folder up,
+ * or $CROSSRUN_SPAWN_HELPER), or NULL with the reason in *why (static). */
+const char *linux_helper_path(const char **why);
+
+/* Starts opts->argv through the helper at helper_path; proc is prepared
+ * (posix_spawn_prepare) and envp built. Same contract as platform_spawn. */
+int linux_tree_spawn(const char *helper_path,
+                     const struct platform_spawn_opts *opts, const char **envp,
+                     struct platform_proc *proc, char *err, size_t errlen);
+
+/* platform_try_reap, platform_sample_memory, platform_proc_settle and
+ * platform_proc_release for a peer started by linux_tree_spawn. */
+int linux_tree_try_reap(struct platform_proc *proc, struct platform_exit *ex,
+                        char *err, size_t errlen);
+int linux_tree_sample(const struct platform_proc *proc,
+                      struct platform_memory *mem);
+int linux_tree_settle(struct platform_proc *proc, struct platform_exit *ex,
+                      struct model_tree *tree, uint64_t wait_ms);
+void linux_tree_release(struct platform_proc *proc);
+int linux_tree_running(struct platform_proc *proc);
+
+/* 1 when pid is the helper of a peer not yet released. */
+int linux_tree_is_helper(long pid);
+
+/* A taskstats exit record (linux.c reads them): offered to every peer
+ * whose tree it may belong to. */
+void linux_tree_exit_record(long tgid, long ppid, const char *comm,
+                            int64_t hiwater_bytes);
+
+/* Reads pending taskstats exit records (nothing when not listening). */
+void linux_taskstats_drain(void);
+
+/* "Key:   123 kB" of /proc/PID/status in bytes, or -1. */
+int64_t linux_status_bytes(long pid, const char *key);
+
+#endif
