@@ -93,8 +93,9 @@ function main() {
       fail(new Error('connection closed before the session ended'));
       return;
     }
-    process.stdout.write(`${JSON.stringify(session.result())}\n`);
-    process.exit(0);
+    // The line (a few KiB with its buckets) may not be written at once to
+    // a pipe: exit once it is.
+    process.stdout.write(`${JSON.stringify(session.result())}\n`, (err) => process.exit(err ? 1 : 0));
   });
 }
 

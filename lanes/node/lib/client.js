@@ -6,6 +6,7 @@
 // Rejections are thrown as ProtocolError.
 
 const codec = require('./codec');
+const { Histogram } = require('./histogram');
 const { SessionReceiver, unexpected } = require('./receiver');
 
 const { T, HEADER_BYTES, ProtocolError } = codec;
@@ -49,11 +50,13 @@ class BufferPool {
 
 class ClientSession extends SessionReceiver {
   // w: { warmup: BigInt, roundTrips: BigInt, payloadBytes, maxInFlight };
-  // W + N must be a safe integer. now() is the monotonic clock (BigInt ns).
-  constructor(w, now = process.hrtime.bigint) {
+  // W + N must be a safe integer. now() is the monotonic clock (BigInt ns),
+  // cpu() the process CPU time ({ user, system } in microseconds).
+  constructor(w, now = process.hrtime.bigint, cpu = () => process.cpuUsage()) {
     super();
     this.workload = w;
     this.now = now;
+    this.cpu = cpu;
     this.W = Number(w.warmup);
     this.N = Number(w.roundTrips);
     this.total = this.W + this.N;
@@ -72,6 +75,15 @@ class ClientSession extends SessionReceiver {
     this.t0 = 0n;
     this.t1 = 0n;
     this.timing = false;
+    this.cpu0 = null;
+    this.cpuUser = 0;
+    this.cpuSystem = 0;
+    // Latency (SPEC.md section 7): each measured request's send time, in
+    // ns after t0, in a ring of M slots (at most M are outstanding), and
+    // the receive time of the read being validated, read once per read.
+    this.sendTimes = new Float64Array(w.maxInFlight);
+    this.recvAt = 0;
+    this.latency = new Histogram();
     this.pool = new BufferPool();
     this.lastPooled = false; // whether produce() last returned a pooled buffer
   }
@@ -91,6 +103,7 @@ class ClientSession extends SessionReceiver {
   onData(chunk) {
     const n = chunk.length;
     let pos = 0;
+    if (this.timing) this.recvAt = Number(this.now() - this.t0);
     if (this.accLen > 0) {
       pos = this._continue(chunk);
       if (this.accLen > 0) return;
@@ -153,15 +166,25 @@ class ClientSession extends SessionReceiver {
     if (k > cap) k = cap;
     const size = k * F;
     const buf = this.pool.acquire(size);
-    if (!this.timing && this.sent === this.W) {
+    const first = this.sent;
+    if (!this.timing && first === this.W) {
       this.timing = true;
+      this.cpu0 = this.cpu();
       this.t0 = this.now();
     }
-    let seq = this.sent;
+    let seq = first;
     for (let off = 0; off < size; off += F) {
       seq++;
       codec.writeHeader(buf, off, T.REQUEST, seq, P);
       codec.fillPayload(buf, off + HEADER_BYTES, P, seq, 0);
+    }
+    // Warm-up and measured requests never share a batch (see `limit`); a
+    // measured one's send time is read once the batch is ready to write.
+    if (this.timing) {
+      const at = Number(this.now() - this.t0);
+      const times = this.sendTimes;
+      const M = this.M;
+      for (let s = first + 1; s <= seq; s++) times[s % M] = at;
     }
     this.sent = seq;
     this.framesOut += k;
@@ -191,6 +214,9 @@ class ClientSession extends SessionReceiver {
       bytes_sent: this.bytesOut,
       bytes_received: this.bytesIn,
       elapsed_ns: Number(this.t1 - this.t0),
+      cpu_user_us: this.cpuUser,
+      cpu_system_us: this.cpuSystem,
+      latency: this.latency.toResult(),
       runtime: 'node',
     };
   }
@@ -225,7 +251,17 @@ class ClientSession extends SessionReceiver {
     this.recv = seq;
     this.framesIn++;
     this.bytesIn += this.F;
-    if (seq === this.total) this.t1 = this.now();
+    if (seq > this.W) {
+      this.latency.record(this.recvAt - this.sendTimes[seq % this.M]);
+      if (seq === this.total) {
+        // elapsed_ns ends once that response is validated (SPEC.md
+        // section 3), so no latency can exceed it.
+        this.t1 = this.now();
+        const c = this.cpu();
+        this.cpuUser = c.user - this.cpu0.user;
+        this.cpuSystem = c.system - this.cpu0.system;
+      }
+    }
   }
 
   // The session's checks on a header (not an ERROR one). A RESPONSE's

@@ -12,6 +12,7 @@ const os = require('node:os');
 const path = require('node:path');
 
 const codec = require('../lib/codec');
+const hist = require('../lib/histogram');
 const { FrameParser } = require('../lib/receiver');
 const { ROOT, LANE } = require('./helpers');
 
@@ -119,7 +120,65 @@ function checkResult(stdout, w) {
   assert.equal(r.bytes_sent, bytes);
   assert.equal(r.bytes_received, bytes);
   assert.ok(Number.isInteger(r.elapsed_ns) && r.elapsed_ns > 0, `elapsed_ns ${r.elapsed_ns}`);
+  checkCost(r, w);
   return r;
+}
+
+function isCount(v) {
+  return Number.isSafeInteger(v) && v >= 0;
+}
+
+// The cost fields of a result line (lanes/README.md), checked as the runner
+// checks them: CPU figures, and a latency histogram of N values whose
+// percentiles follow from its buckets. This runtime's client always gives
+// them; another may leave them out.
+function checkCost(r, w) {
+  if (r.runtime !== 'node' && !('cpu_user_us' in r) && !('cpu_system_us' in r) && !('latency' in r)) return;
+  assert.ok(isCount(r.cpu_user_us), `cpu_user_us ${r.cpu_user_us}`);
+  assert.ok(isCount(r.cpu_system_us), `cpu_system_us ${r.cpu_system_us}`);
+  const l = r.latency;
+  assert.deepEqual(Object.keys(l), ['count', 'min', 'max', 'p50', 'p90', 'p99', 'p99_9', 'buckets']);
+  assert.equal(l.count, w.N);
+  const h = new hist.Histogram();
+  let last = -1;
+  for (const [i, n] of l.buckets) {
+    assert.ok(Number.isInteger(i) && i > last && i < hist.BUCKETS, `bucket index ${i} after ${last}`);
+    assert.ok(Number.isSafeInteger(n) && n > 0, `bucket ${i} count ${n}`);
+    h.counts[i] = n;
+    h.count += n;
+    last = i;
+  }
+  assert.equal(h.count, w.N, 'bucket counts add up to round_trips');
+  const first = l.buckets[0][0];
+  assert.ok(hist.index(l.min) === first, `min ${l.min} in bucket ${first}`);
+  assert.ok(hist.index(l.max) === last, `max ${l.max} in bucket ${last}`);
+  assert.ok(l.max <= r.elapsed_ns, `max ${l.max} <= elapsed_ns ${r.elapsed_ns}`);
+  for (const [name, q] of hist.PERCENTILES) assert.equal(l[name], h.percentile(q), name);
+}
+
+// A server's stdout: READY, then at most its result line, checked against
+// the workload and the client's result (what one sent, the other received).
+// Returns the parsed line, or null when it printed none.
+function checkServerOutput(stdout, port, w, client) {
+  const ready = `READY ${port}\n`;
+  assert.ok(stdout.startsWith(ready), `READY first: ${JSON.stringify(stdout)}`);
+  const rest = stdout.slice(ready.length);
+  if (rest === '') return null;
+  const lines = rest.split('\n');
+  assert.equal(lines.length, 2, `one result line after READY: ${JSON.stringify(rest)}`);
+  assert.equal(lines[1], '');
+  const s = JSON.parse(lines[0]);
+  assert.equal(s.round_trips, w.N);
+  assert.equal(s.warmup_round_trips, w.W);
+  assert.equal(s.payload_bytes, w.P);
+  assert.equal(s.max_in_flight, w.M);
+  assert.equal(s.frames_sent, client.frames_received);
+  assert.equal(s.frames_received, client.frames_sent);
+  assert.equal(s.bytes_sent, client.bytes_received);
+  assert.equal(s.bytes_received, client.bytes_sent);
+  assert.ok(isCount(s.cpu_user_us), `server cpu_user_us ${s.cpu_user_us}`);
+  assert.ok(isCount(s.cpu_system_us), `server cpu_system_us ${s.cpu_system_us}`);
+  return s;
 }
 
 async function session(clientCmd, serverCmd, w, host = '127.0.0.1') {
@@ -130,10 +189,11 @@ async function session(clientCmd, serverCmd, w, host = '127.0.0.1') {
   assert.equal(cli.code, 0, `client exit: ${cli.stderr}`);
   assert.equal(s.stderr, '', 'server stderr');
   assert.equal(s.code, 0, `server exit: ${s.stderr}`);
-  assert.equal(s.stdout, `READY ${srv.port}\n`);
   assert.deepEqual(cli.tmpLeft, []);
   assert.deepEqual(s.tmpLeft, []);
-  return checkResult(cli.stdout, w);
+  const r = checkResult(cli.stdout, w);
+  r.server = checkServerOutput(s.stdout, srv.port, w, r);
+  return r;
 }
 
 const WORKLOADS = [
