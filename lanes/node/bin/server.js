@@ -2,7 +2,8 @@
 'use strict';
 // crossrun node server: `server.js --listen HOST:PORT` (lanes/README.md).
 // Prints `READY <port>`, serves exactly one connection and one session,
-// exits 0 on the end of stream that follows its BYE_ACK.
+// prints its result line and exits 0 on the end of stream that follows
+// its BYE_ACK.
 
 const net = require('node:net');
 const { parseServerArgs } = require('../lib/args');
@@ -53,7 +54,11 @@ function serve(sock) {
     fail(session.resetRejection(e.code || e.message));
   });
   sock.on('close', () => {
-    if (!failed) process.exit(0);
+    if (failed) return;
+    if (!session.done) process.exit(0);
+    // The result line after the session (lanes/README.md); a pipe may
+    // take it later than this write returns, so exit once it is written.
+    process.stdout.write(`${JSON.stringify(session.result())}\n`, (err) => process.exit(err ? 1 : 0));
   });
 }
 

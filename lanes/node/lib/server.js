@@ -23,19 +23,49 @@ const STATE_NAMES = ['HELLO', 'REQUEST', 'BYE', 'end of stream'];
 const IN_PLACE = 1;
 
 class ServerSession extends SessionReceiver {
-  constructor() {
+  // cpu() is the process CPU time ({ user, system } in microseconds).
+  constructor(cpu = () => process.cpuUsage()) {
     super();
+    this.cpu = cpu;
     this.state = S_HELLO;
     this.workload = null;
     this.P = 0;
     this.F = HEADER_BYTES;
+    this.W = 0;
     this.total = 0; // W + N as a Number
     this.totalBig = 0n;
     this.received = 0; // REQUEST frames received (= RESPONSE frames sent)
     this.bytesIn = 0;
     this.bytesOut = 0;
+    // HELLO and BYE in, HELLO_ACK and BYE_ACK out: with one RESPONSE per
+    // REQUEST, the frame counts need nothing on the per-request path.
+    this.controlIn = 0;
+    this.controlOut = 0;
+    // CPU over the measured window (SPEC.md section 7): from just before
+    // the read that delivers request W + 1 to the read of BYE.
+    this.cpu0 = null;
+    this.cpuUser = 0;
+    this.cpuSystem = 0;
     this.segs = [];
     this.done = false; // BYE_ACK sent
+  }
+
+  // The result line's fields (lanes/README.md), once the session is done.
+  result() {
+    const measured = this.received - this.W;
+    return {
+      round_trips: measured,
+      warmup_round_trips: this.received - measured,
+      payload_bytes: this.P,
+      max_in_flight: this.workload.maxInFlight,
+      frames_sent: this.received + this.controlOut,
+      frames_received: this.received + this.controlIn,
+      bytes_sent: this.bytesOut,
+      bytes_received: this.bytesIn,
+      cpu_user_us: this.cpuUser,
+      cpu_system_us: this.cpuSystem,
+      runtime: 'node',
+    };
   }
 
   // Bytes of one read in; the answer to every complete frame in them out,
@@ -46,6 +76,9 @@ class ServerSession extends SessionReceiver {
     segs.length = 0;
     const n = chunk.length;
     let pos = 0;
+    if (this.cpu0 === null && this.state === S_REQUESTS && this.received === this.W && this.total > this.W) {
+      this.cpu0 = this.cpu();
+    }
     if (this.accLen > 0) {
       pos = this._continue(chunk);
       if (this.accLen > 0) return null;
@@ -133,6 +166,9 @@ class ServerSession extends SessionReceiver {
     this.received = seq;
     this.bytesIn += this.F;
     this.bytesOut += this.F;
+    // A client that does not wait for the warm-up responses (or sends its
+    // first requests with HELLO) mixes request W + 1 into an earlier read.
+    if (this.cpu0 === null && seq > this.W) this.cpu0 = this.cpu();
     if (seq === this.total) this.state = S_BYE;
   }
 
@@ -189,13 +225,16 @@ class ServerSession extends SessionReceiver {
         this.F = HEADER_BYTES + w.payloadBytes;
         this.totalBig = w.warmup + w.roundTrips;
         // Beyond 2^53 requests a session cannot run to its end anyway; the
-        // Number only counts requests actually received.
+        // Numbers only count requests actually received.
         this.total = Number(this.totalBig);
+        this.W = Number(w.warmup);
         this.bytesIn += HEADER_BYTES + len;
+        this.controlIn++;
         const ack = Buffer.allocUnsafe(HEADER_BYTES + len);
         buf.copy(ack, 0, off, off + HEADER_BYTES + len);
         ack[1] = T.HELLO_ACK;
         this.bytesOut += ack.length;
+        this.controlOut++;
         this.state = S_REQUESTS;
         return ack;
       }
@@ -203,6 +242,11 @@ class ServerSession extends SessionReceiver {
         this._request(buf, off, this.received + 1);
         return IN_PLACE;
       case S_BYE: {
+        if (this.cpu0 !== null) {
+          const c = this.cpu();
+          this.cpuUser = c.user - this.cpu0.user;
+          this.cpuSystem = c.system - this.cpu0.system;
+        }
         const got = codec.decodeCounts(buf, payloadOff);
         // The client's view mirrors this side's: what it sent is what this
         // side received before BYE, and the other way round.
@@ -219,6 +263,7 @@ class ServerSession extends SessionReceiver {
           );
         }
         this.bytesIn += HEADER_BYTES + len;
+        this.controlIn++;
         // Counts wrap modulo 2^64 (SPEC.md section 2).
         const counts = codec.encodeCounts({
           requests: BigInt(this.received),
@@ -228,6 +273,7 @@ class ServerSession extends SessionReceiver {
         });
         const ack = codec.encodeFrame(T.BYE_ACK, this.totalBig + 1n, counts);
         this.bytesOut += ack.length;
+        this.controlOut++;
         this.state = S_CLOSED;
         this.done = true;
         return ack;

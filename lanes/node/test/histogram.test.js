@@ -1,7 +1,8 @@
 'use strict';
-// lib/histogram.js against protocol/vectors/histogram.json (SPEC.md
-// section 7): bucket bounds of chosen values, and histograms with their
-// merge and percentiles.
+// SPEC.md section 7's cost figures: lib/histogram.js against
+// protocol/vectors/histogram.json (bucket bounds of chosen values, and
+// histograms with their merge and percentiles), and where the client's
+// latencies and both peers' CPU windows come from.
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -167,4 +168,34 @@ test('the client times each measured round trip from its write to the read of it
       [index(800), 1],
     ],
   });
+});
+
+test('the server times its CPU from the read that delivers request W + 1 to the read of BYE', () => {
+  const codec = require('../lib/codec');
+  const { ServerSession } = require('../lib/server');
+  const { T } = codec;
+  const w = { warmup: 1n, roundTrips: 2n, payloadBytes: 3, maxInFlight: 2 };
+  const reads = [];
+  const cpus = [
+    { user: 1000, system: 50 },
+    { user: 1040, system: 59 },
+  ];
+  const s = new ServerSession(() => {
+    reads.push(s.received);
+    return cpus.shift();
+  });
+  const req = (i) => codec.encodeFrame(T.REQUEST, i, codec.gen(i, 3));
+  s.onData(codec.encodeFrame(T.HELLO, 0, codec.encodeWorkload(w)));
+  s.onData(req(1));
+  const r2 = req(2);
+  s.onData(r2.subarray(0, 5)); // the window starts here, before request 2 is whole
+  s.onData(Buffer.concat([r2.subarray(5), req(3)]));
+  s.onData(codec.encodeFrame(T.BYE, 4, codec.encodeCounts(codec.expectedCounts(w, false))));
+  s.onEnd();
+  assert.deepEqual(reads, [1, 3]);
+  const r = s.result();
+  assert.equal(r.cpu_user_us, 40);
+  assert.equal(r.cpu_system_us, 9);
+  assert.equal(r.frames_sent, 5);
+  assert.equal(r.frames_received, 5);
 });

@@ -193,6 +193,10 @@ async function session(clientCmd, serverCmd, w, host = '127.0.0.1') {
   assert.deepEqual(s.tmpLeft, []);
   const r = checkResult(cli.stdout, w);
   r.server = checkServerOutput(s.stdout, srv.port, w, r);
+  if (serverCmd === NODE_SERVER) {
+    assert.notEqual(r.server, null, 'the node server prints its result line');
+    assert.equal(r.server.runtime, 'node');
+  }
   return r;
 }
 

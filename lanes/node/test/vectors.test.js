@@ -61,6 +61,18 @@ for (const c of sessions) {
       s.onEnd();
       assert.ok(s.done, `${c.name} ${label}`);
       assert.equal(Buffer.concat(out).toString('hex'), c.server_bytes, `${c.name} ${label}`);
+      // The server's result mirrors the client's: what one sent, the other received.
+      const res = s.result();
+      assert.equal(String(res.frames_sent), c.result.frames_received, `${c.name} ${label}`);
+      assert.equal(String(res.frames_received), c.result.frames_sent, `${c.name} ${label}`);
+      assert.equal(String(res.bytes_sent), c.result.bytes_received, `${c.name} ${label}`);
+      assert.equal(String(res.bytes_received), c.result.bytes_sent, `${c.name} ${label}`);
+      assert.equal(res.round_trips, Number(c.workload.round_trips));
+      assert.equal(res.warmup_round_trips, Number(c.workload.warmup));
+      assert.equal(res.payload_bytes, c.workload.payload_bytes);
+      assert.equal(res.max_in_flight, c.workload.max_in_flight);
+      assert.ok(Number.isSafeInteger(res.cpu_user_us) && res.cpu_user_us >= 0);
+      assert.ok(Number.isSafeInteger(res.cpu_system_us) && res.cpu_system_us >= 0);
     }
   });
 
