@@ -21,6 +21,9 @@ const struct command commands[] = {
      "document"},
     {"report", cmd_report,
      "Markdown, HTML and JUnit reports of any evidence file"},
+    {"compare", cmd_compare,
+     "what changed between two evidence files, lane by lane, with a verdict "
+     "from the raw samples; a gate for CI"},
     {"validate", cmd_validate,
      "check evidence files against evidence/schema.json"},
     {"rerun", cmd_rerun,

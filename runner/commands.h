@@ -59,6 +59,17 @@ int cmd_report(int argc, char **argv, FILE *out, FILE *err);
  * FILE cannot be written. */
 int cmd_merge(int argc, char **argv, FILE *out, FILE *err);
 
+/* `crossrun compare OLD NEW [--markdown FILE] [--json FILE]
+ * [--fail-on-regression] [--threshold PCT] [--alpha A]
+ * [--allow-different-machines]`: evidence/diff/diff.h's comparison of two
+ * evidence files, as a table on out (unless an output is "-"), Markdown
+ * and JSON; the Markdown is also appended to $GITHUB_STEP_SUMMARY when
+ * that is set. Returns 0; 1 with --fail-on-regression when a row
+ * regressed; 2 for bad usage or a file that is not readable evidence (one
+ * line on err: "crossrun compare: FILE: problem"); 3 when an output cannot
+ * be written. */
+int cmd_compare(int argc, char **argv, FILE *out, FILE *err);
+
 /* `crossrun validate FILE... [--schema PATH]`: checks each evidence file
  * (quick, full, record or merged) against a JSON Schema, by default
  * evidence/schema.json in the repository above the executable's folder.
