@@ -294,9 +294,81 @@ static void test_record(void)
   yaml_document_delete(&w.doc);
 }
 
+/* The pull-request comparison: main's official merged evidence kept by
+ * the record workflow as crossrun-baseline, found and compared here. */
+static void test_compare(void)
+{
+  struct wf w, rec;
+  yaml_node_t *keep, *cmp;
+  int i_official = -1, i_keep = -1;
+
+  if (!TAP_OK(load(&w, "compare.yml"), "compare.yml parses"))
+    return;
+  TAP_OK(at(&w, "on.pull_request") != NULL, "compare runs on pull requests");
+  check_toolchains(&w, "compare", "compare");
+  TAP_OK(strcmp(text(at(&w, "jobs.compare.permissions.actions")), "read") ==
+                 0 &&
+             strcmp(text(child(
+                        &w,
+                        child(&w, step(&w, "compare", "ci/baseline.sh"), "env"),
+                        "GH_TOKEN")),
+                    "${{ github.token }}") == 0,
+         "it may read main's artifacts (actions: read, GH_TOKEN for gh)");
+  TAP_OK(script_has("ci/baseline.sh", "--workflow record.yml --branch main") &&
+             script_has("ci/baseline.sh", "--name crossrun-baseline"),
+         "ci/baseline.sh downloads crossrun-baseline of record.yml on main");
+  cmp = step(&w, "compare", "ci/compare.sh");
+  TAP_OK(
+      cmp && strstr(text(child(&w, cmp, "run")), "baseline/merged.json") &&
+          strstr(text(child(&w, step(&w, "compare", "ci/baseline.sh"), "run")),
+                 "ci/baseline.sh baseline") &&
+          script_has("ci/compare.sh", "make quick") &&
+          script_has("ci/compare.sh",
+                     "crossrun compare \"$baseline\" crossrun-quick.json"),
+      "ci/compare.sh compares a quick run with what ci/baseline.sh got");
+  TAP_OK(script_has("ci/compare.sh", "--fail-on-regression") &&
+             script_has("ci/compare.sh", "CROSSRUN_COMPARE_GATE") &&
+             strcmp(text(child(&w, child(&w, cmp, "env"),
+                               "CROSSRUN_COMPARE_GATE")),
+                    "${{ vars.CROSSRUN_COMPARE_GATE }}") == 0,
+         "the gate is the repository variable CROSSRUN_COMPARE_GATE "
+         "(--fail-on-regression)");
+  yaml_document_delete(&w.doc);
+  if (!TAP_OK(load(&rec, "record.yml"), "record.yml parses"))
+    return;
+  keep = NULL;
+  for (int i = 0; i < 20; i++) {
+    char key[64];
+    yaml_node_t *s;
+    snprintf(key, sizeof(key), "jobs.merge.steps.%d", i);
+    s = at(&rec, key);
+    if (strcmp(text(child(&rec, s, "id")), "official") == 0)
+      i_official = i;
+    if (strcmp(text(child(&rec, child(&rec, s, "with"), "name")),
+               "crossrun-baseline") == 0) {
+      keep = s;
+      i_keep = i;
+    }
+  }
+  TAP_OK(
+      keep &&
+          strcmp(text(child(&rec, child(&rec, keep, "with"), "path")),
+                 "report-out/merged.json") == 0 &&
+          strstr(text(child(&rec, keep, "uses")), "actions/upload-artifact") &&
+          strstr(text(child(&rec, keep, "if")),
+                 "github.ref == 'refs/heads/main'") &&
+          strstr(text(child(&rec, keep, "if")),
+                 "steps.official.outputs.official == 'true'") &&
+          i_official >= 0 && i_official < i_keep,
+      "the merge job keeps report-out/merged.json of main as "
+      "crossrun-baseline, only when it is official");
+  yaml_document_delete(&rec.doc);
+}
+
 int main(void)
 {
   test_smoke();
   test_record();
+  test_compare();
   return tap_done();
 }
