@@ -7,6 +7,8 @@
 #include <string.h>
 #include <uv.h>
 
+#include "evidence/base/json_read.h"
+#include "evidence/diff/diff.h"
 #include "evidence/report/report.h"
 #include "runner/options.h"
 #include "runner/run.h"
@@ -22,11 +24,13 @@ static int (*const renderers[OUT_COUNT])(const struct report *, FILE *) = {
 
 static const struct options_command usage = {
     "report",
-    "FILE [--markdown OUT] [--html OUT] [--junit OUT]",
+    "FILE [--markdown OUT] [--html OUT] [--junit OUT] [--baseline OLD]",
     "Reads an evidence file (quick, full, record, or merged from several "
     "systems) and writes reports from it alone. At least one output is "
     "needed; '-' writes it to standard output. When GITHUB_STEP_SUMMARY is "
-    "set, the Markdown is also appended to that file.",
+    "set, the Markdown is also appended to that file. With --baseline, the "
+    "Markdown ends with crossrun compare OLD FILE: every lane's figures "
+    "against the baseline's, with the change and its verdict.",
     "Exit status: 0 written; 1 the evidence cannot be read or is invalid, or "
     "an output cannot be written; 2 bad usage.",
 };
@@ -54,15 +58,29 @@ static void table(const char **outputs, struct options_entry *t)
 
 /* Writes kind to path through a temporary file and a rename, so a reader
  * never sees half a report; "-" is standard output. */
+/* The report of kind, and for Markdown the comparison with the baseline
+ * when there is one. */
+static int render(const struct report *r, enum output_kind kind,
+                  const struct diff *d, const char *const *names, FILE *f)
+{
+  if (renderers[kind](r, f) != 0)
+    return -1;
+  if (kind != OUT_MARKDOWN || d == NULL)
+    return 0;
+  fputs("\n## Change against the baseline\n\n", f);
+  return diff_markdown(d, names[0], names[1], f);
+}
+
 static int write_output(const struct report *r, enum output_kind kind,
-                        const char *path, FILE *out, FILE *errf)
+                        const char *path, const struct diff *d,
+                        const char *const *names, FILE *out, FILE *errf)
 {
   char tmp[PATH_MAX_LEN + 16];
   FILE *f;
   int rc;
 
   if (strcmp(path, "-") == 0) {
-    if (renderers[kind](r, out) != 0) {
+    if (render(r, kind, d, names, out) != 0) {
       fprintf(errf, "crossrun report: standard output: cannot write\n");
       return -1;
     }
@@ -75,7 +93,7 @@ static int write_output(const struct report *r, enum output_kind kind,
             strerror(errno));
     return -1;
   }
-  rc = renderers[kind](r, f);
+  rc = render(r, kind, d, names, f);
   if (fclose(f) != 0)
     rc = -1;
   if (rc == 0) {
@@ -93,6 +111,7 @@ static int write_output(const struct report *r, enum output_kind kind,
 }
 
 static int append_step_summary(const struct report *r, const char *path,
+                               const struct diff *d, const char *const *names,
                                FILE *errf)
 {
   FILE *f = fopen(path, "ab");
@@ -105,7 +124,7 @@ static int append_step_summary(const struct report *r, const char *path,
             path, strerror(errno));
     return -1;
   }
-  rc = report_markdown(r, f);
+  rc = render(r, OUT_MARKDOWN, d, names, f);
   if (fclose(f) != 0 || rc != 0) {
     fprintf(errf,
             "crossrun report: %s (GITHUB_STEP_SUMMARY): cannot "
@@ -157,35 +176,76 @@ static int check_args(const char *const *files, int nfiles,
   return 0;
 }
 
-/* Every report asked for, from the evidence in file. */
-static int report(const char *file, const char *const *outputs, FILE *out,
-                  FILE *errf)
+/* d compares the evidence in file with the one in baseline (crossrun
+ * compare BASELINE FILE). Returns 0, or -1 with the message written. */
+static int compare_baseline(struct diff *d, const char *baseline,
+                            const char *file, FILE *errf)
 {
-  const char *summary;
+  struct diff_options o = DIFF_OPTIONS_INIT;
+  json_object *old_doc = NULL, *new_doc = NULL;
+  char err[1024];
+  int rc = -1;
+
+  if (json_read_file(baseline, JSON_READ_MAX_BYTES, &old_doc, err,
+                     sizeof(err)) != 0)
+    fprintf(errf, "crossrun report: %s (--baseline): %s\n", baseline, err);
+  else if (json_read_file(file, JSON_READ_MAX_BYTES, &new_doc, err,
+                          sizeof(err)) != 0)
+    fprintf(errf, "crossrun report: %s: %s\n", file, err);
+  else if (diff_compare(d, old_doc, new_doc, &o, err, sizeof(err)) != 0)
+    fprintf(errf, "crossrun report: %s: %s\n",
+            strncmp(err, "OLD:", 4) == 0 ? baseline : file,
+            strncmp(err, "OLD:", 4) == 0 || strncmp(err, "NEW:", 4) == 0
+                ? err + 5
+                : err);
+  else
+    rc = 0;
+  json_object_put(old_doc);
+  json_object_put(new_doc);
+  return rc;
+}
+
+/* Every report asked for, from the evidence in file (and the baseline's,
+ * when given). */
+static int report(const char *file, const char *baseline,
+                  const char *const *outputs, FILE *out, FILE *errf)
+{
+  const char *summary, *names[2] = {baseline, file};
   struct report r;
+  struct diff d, *dp = NULL;
   char err[1024];
   int rc = RUN_EXIT_OK;
 
+  memset(&d, 0, sizeof(d));
   if (report_load(&r, file, err, sizeof(err)) != 0) {
     fprintf(errf, "crossrun report: %s: %s\n", file, err);
     return RUN_EXIT_FAILED;
   }
+  if (baseline != NULL) {
+    if (compare_baseline(&d, baseline, file, errf) != 0) {
+      diff_release(&d);
+      report_release(&r);
+      return RUN_EXIT_FAILED;
+    }
+    dp = &d;
+  }
   for (int k = 0; k < OUT_COUNT; k++)
-    if (outputs[k] != NULL &&
-        write_output(&r, (enum output_kind)k, outputs[k], out, errf) != 0)
+    if (outputs[k] != NULL && write_output(&r, (enum output_kind)k, outputs[k],
+                                           dp, names, out, errf) != 0)
       rc = RUN_EXIT_FAILED;
   summary = getenv("GITHUB_STEP_SUMMARY");
   if (summary != NULL && summary[0] != '\0' &&
-      append_step_summary(&r, summary, errf) != 0)
+      append_step_summary(&r, summary, dp, names, errf) != 0)
     rc = RUN_EXIT_FAILED;
+  diff_release(&d);
   report_release(&r);
   return rc;
 }
 
 int cmd_report(int argc, char **argv, FILE *out, FILE *errf)
 {
-  const char *outputs[OUT_COUNT] = {NULL, NULL, NULL};
-  struct options_entry opts[OUT_COUNT + 1];
+  const char *outputs[OUT_COUNT] = {NULL, NULL, NULL}, *baseline = NULL;
+  struct options_entry opts[OUT_COUNT + 2];
   const char **files = calloc(argc > 0 ? (size_t)argc : 1, sizeof(*files));
   int nfiles = 0, rc;
 
@@ -194,6 +254,18 @@ int cmd_report(int argc, char **argv, FILE *out, FILE *errf)
     return RUN_EXIT_RUNNER;
   }
   table(outputs, opts);
+  {
+    struct options_entry b = {
+        OPTIONS_FIELDS(OPTIONS_KIND_STRING, "baseline", 0, &baseline, "OLD",
+                       "end the Markdown with the change of every lane's "
+                       "figures against the evidence in OLD (crossrun "
+                       "compare)"),
+        .flags = OPTIONS_ONCE | OPTIONS_NONEMPTY,
+        .missing = "an evidence file",
+    };
+    opts[OUT_COUNT] = b;
+    memset(&opts[OUT_COUNT + 1], 0, sizeof(opts[0]));
+  }
   rc = options_parse_command(&usage, opts, argc, argv, files, &nfiles, out,
                              errf);
   if (rc != 0)
@@ -201,7 +273,7 @@ int cmd_report(int argc, char **argv, FILE *out, FILE *errf)
   else {
     rc = check_args(files, nfiles, outputs, errf);
     if (rc == RUN_EXIT_OK)
-      rc = report(files[0], outputs, out, errf);
+      rc = report(files[0], baseline, outputs, out, errf);
   }
   fflush(out);
   fflush(errf);

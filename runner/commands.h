@@ -39,12 +39,13 @@ int cmd_quick(int argc, char **argv, FILE *out, FILE *err);
 int cmd_run(int argc, char **argv, FILE *out, FILE *err);
 int cmd_record(int argc, char **argv, FILE *out, FILE *err);
 
-/* `crossrun report FILE [--markdown OUT] [--html OUT] [--junit OUT]`:
- * reads any evidence file and writes the reports asked for; the Markdown
- * is also appended to $GITHUB_STEP_SUMMARY when that is set; an OUT of "-"
- * is out. Returns 0, 1 when the evidence cannot be read or is invalid or
- * an output cannot be written (one line on err: "crossrun report: FILE:
- * problem"), 2 for bad usage. */
+/* `crossrun report FILE [--markdown OUT] [--html OUT] [--junit OUT]
+ * [--baseline OLD]`: reads any evidence file and writes the reports asked
+ * for; the Markdown is also appended to $GITHUB_STEP_SUMMARY when that is
+ * set, and ends with crossrun compare OLD FILE's table with --baseline;
+ * an OUT of "-" is out. Returns 0, 1 when the evidence cannot be read or is
+ * invalid or an output cannot be written (one line on err: "crossrun report:
+ * FILE: problem"), 2 for bad usage. */
 int cmd_report(int argc, char **argv, FILE *out, FILE *err);
 
 /* `crossrun merge [--require OSES] [--pinned RUNTIMES] [--allow-rehearsal]

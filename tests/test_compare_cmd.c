@@ -440,6 +440,37 @@ out:
   json_object_put(j);
 }
 
+/* crossrun report --baseline: the report's Markdown ends with the
+ * comparison (a recorded quick evidence file of the fuzz corpus, which
+ * report reads). */
+static void test_report_baseline(void)
+{
+  char path[1024], *buf = NULL;
+  size_t len = 0;
+  char *argv[] = {"report", path, "--baseline", path, "--markdown", "-"};
+  char *bad[] = {"report",     path, "--baseline", "/nonexistent.json",
+                 "--markdown", "-"};
+  FILE *o, *e = fopen("/dev/null", "w");
+  int rc;
+
+  snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/evidence/quick-c-c.json",
+           getenv("CROSSRUN_ROOT") ? getenv("CROSSRUN_ROOT") : ".");
+  o = open_memstream(&buf, &len);
+  rc = cmd_report(6, argv, o, e);
+  fclose(o);
+  TAP_EQ_INT(rc, 0, "crossrun report FILE --baseline FILE --markdown -");
+  TAP_OK(buf && strstr(buf, "## Change against the baseline") &&
+             strstr(buf, "| change ") && strstr(buf, "**No regression.**"),
+         "  the Markdown ends with the change against the baseline");
+  free(buf);
+  buf = NULL;
+  o = open_memstream(&buf, &len);
+  TAP_EQ_INT(cmd_report(6, bad, o, e), 1, "  a missing baseline: exit 1");
+  fclose(o);
+  fclose(e);
+  free(buf);
+}
+
 int main(void)
 {
   unsetenv("GITHUB_STEP_SUMMARY"); /* a CI job's own summary is not ours */
@@ -451,6 +482,7 @@ int main(void)
   test_status_and_lanes();
   test_refusals();
   test_usage_and_json();
+  test_report_baseline();
   scratch_remove();
   return tap_done();
 }
