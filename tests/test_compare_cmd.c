@@ -1,6 +1,7 @@
 /* `crossrun compare`: synthetic evidence (only the members compare reads)
  * changed one way at a time, the verdicts and exit codes that follow, and
  * the JSON against evidence/diff/compare.schema.json. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,14 +22,34 @@ struct spec {
   int quick;
   int grow_package; /* an entry grown, one added */
   int extra_lane;   /* rust-rust too */
+  int cost;         /* samples carry cost (latency, CPU per round trip) */
 };
 
-static const struct spec base = {1.0, "passed", "AMD EPYC", 100000, 0, 0, 0};
+static const struct spec base = {1.0, "passed", "AMD EPYC", 100000, 0, 0, 0, 0};
 
-static json_object *sample(double ns, const char *status, int i)
+/* The cost block of ISSUE 14's evidence: latency percentiles and CPU per
+ * round trip of each peer. */
+static json_object *cost(double ns)
+{
+  json_object *c = json_object_new_object(), *lat = json_object_new_object();
+  static const char *const pct[] = {"p50", "p90", "p99", "p99_9"};
+
+  for (int k = 0; k < 4; k++)
+    json_object_object_add(lat, pct[k],
+                           json_object_new_int64((int64_t)(ns * (1 + k))));
+  json_object_object_add(c, "latency_ns", lat);
+  json_object_object_add(c, "client_cpu_us_per_round_trip",
+                         json_object_new_double(ns / 2000));
+  json_object_object_add(c, "server_cpu_us_per_round_trip", NULL);
+  return c;
+}
+
+static json_object *sample(double ns, const char *status, int i, int with_cost)
 {
   json_object *s = json_object_new_object(), *peer, *mem;
 
+  if (with_cost)
+    json_object_object_add(s, "cost", cost(ns));
   json_object_object_add(s, "status", json_object_new_string(status));
   json_object_object_add(s, "ns_per_round_trip", json_object_new_double(ns));
   json_object_object_add(s, "server_ready_ns",
@@ -54,7 +75,8 @@ static json_object *lane(const struct spec *sp, double base_ns,
 
   for (int i = 0; i < NSAMPLES; i++)
     json_object_array_add(
-        samples, sample(base_ns * (1 + 0.01 * i) * sp->ns_scale, status, i));
+        samples,
+        sample(base_ns * (1 + 0.01 * i) * sp->ns_scale, status, i, sp->cost));
   json_object_object_add(summary, "status", json_object_new_string(status));
   json_object_object_add(l, "summary", summary);
   json_object_object_add(l, "samples", samples);
@@ -370,6 +392,34 @@ static void test_refusals(void)
   diff_release(&d);
 }
 
+static void test_cost(void)
+{
+  struct diff_options opts = DIFF_OPTIONS_INIT;
+  struct spec with = base, slow;
+  struct diff d;
+  const struct diff_row *r;
+
+  with.cost = 1;
+  compare_specs(&base, &with, &opts, &d);
+  r = row(&d, "c-c", "latency_p99_ns");
+  TAP_OK(r && strcmp(r->verdict, "not compared") == 0 &&
+             strcmp(r->reason, "not reported in OLD") == 0 && !r->tested,
+         "latency in NEW only: not compared, not reported in OLD");
+  TAP_NULL(row(&d, "c-c", "server_cpu_us_per_round_trip"),
+           "  a figure null on both sides has no row");
+  TAP_EQ_INT(d.tested, 8, "  and no test");
+  diff_release(&d);
+  slow = with;
+  slow.ns_scale = 1.2;
+  compare_specs(&with, &slow, &opts, &d);
+  TAP_EQ_STR(verdict(&d, "c-c", "latency_p50_ns"), "slower",
+             "latency percentiles 20%% higher: slower");
+  TAP_EQ_STR(verdict(&d, "c-c", "client_cpu_us_per_round_trip"), "slower",
+             "  client CPU per round trip too");
+  TAP_EQ_INT(d.tested, 8 + 2 * 5, "  five more comparisons per lane");
+  diff_release(&d);
+}
+
 static void test_usage_and_json(void)
 {
   char po[SCRATCH_PATH_CAP], pn[SCRATCH_PATH_CAP], pj[SCRATCH_PATH_CAP],
@@ -481,6 +531,7 @@ int main(void)
   test_package();
   test_status_and_lanes();
   test_refusals();
+  test_cost();
   test_usage_and_json();
   test_report_baseline();
   scratch_remove();
