@@ -140,6 +140,8 @@ $(CODEC_TESTS): $(BUILD)/tests/test_%: $(call obj,tests/test_%.c) \
     $(TEST_LIB) $(call obj,$(PROTOCOL_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
+# The lane's tests also check its result line's writer alone.
+$(filter $(BUILD)/tests/test_lane_c%,$(CODEC_TESTS)): $(call obj,lanes/c/result.c)
 
 $(BUILD)/tests/test_%: $(call obj,tests/test_%.c) $(TEST_LIB) $(CORE_OBJ)
 	@mkdir -p $(dir $@)

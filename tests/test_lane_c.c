@@ -1,17 +1,23 @@
 /* Tests of the C lane (lanes/c): the client against the server over
  * several workloads, interop with the fixture's correct peers, each side
  * against the fixture's misbehaving peers, the lane on IPv6 loopback
- * ([::1]), and bad command lines. The
- * protocol vectors' replays are tests/test_lane_c_vectors.c.
+ * ([::1]), bad command lines, and the cost figures of the result line
+ * (lanes/c/result.h; an empty histogram alone, as no session has N = 0).
+ * The protocol vectors' replays are tests/test_lane_c_vectors.c.
  *
  * Binaries come from $BUILD (default "build"): lanes/c/server,
  * lanes/c/client and tests/fixture; they run as tests/lib_peers.h
  * describes. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
+#include "lanes/c/result.h"
 #include "protocol/codec.h"
+#include "protocol/histogram.h"
 #include "tests/lib_lane_result.h"
 #include "tests/lib_peers.h"
 #include "tests/lib_sockets.h"
@@ -40,6 +46,146 @@ static int names_rejection(const char *err, const char *const want[])
   return 0;
 }
 
+static const struct {
+  const char *name;
+  uint32_t q_milli;
+} percentiles[] = {{"p50", HIST_P50},
+                   {"p90", HIST_P90},
+                   {"p99", HIST_P99},
+                   {"p99_9", HIST_P99_9}};
+
+/* The integer member key of o, when it is a non-negative integer. */
+static int cost_i64(struct json_object *o, const char *key, int64_t *v)
+{
+  struct json_object *f;
+  if (!json_object_object_get_ex(o, key, &f) ||
+      !json_object_is_type(f, json_type_int))
+    return 0;
+  *v = json_object_get_int64(f);
+  return *v >= 0;
+}
+
+/* Reads the buckets of lat (a result line's latency) into *h, emptied
+ * first: ascending indexes within the scheme, each with a count above 0.
+ * Returns 1, or 0 with a diagnostic. */
+static int cost_buckets(struct json_object *lat, struct hist *h,
+                        const char *label)
+{
+  struct json_object *b;
+  int last = -1;
+
+  hist_init(h);
+  if (!json_object_object_get_ex(lat, "buckets", &b) ||
+      !json_object_is_type(b, json_type_array)) {
+    tap_diag("%s: latency.buckets is not an array", label);
+    return 0;
+  }
+  for (size_t i = 0; i < json_object_array_length(b); i++) {
+    struct json_object *pair = json_object_array_get_idx(b, i);
+    int64_t index, count;
+    if (!json_object_is_type(pair, json_type_array) ||
+        json_object_array_length(pair) != 2 ||
+        !json_object_is_type(json_object_array_get_idx(pair, 0),
+                             json_type_int) ||
+        !json_object_is_type(json_object_array_get_idx(pair, 1),
+                             json_type_int)) {
+      tap_diag("%s: latency.buckets[%zu] is not [index, count]", label, i);
+      return 0;
+    }
+    index = json_object_get_int64(json_object_array_get_idx(pair, 0));
+    count = json_object_get_int64(json_object_array_get_idx(pair, 1));
+    if (index <= last || index >= HIST_BUCKETS || count <= 0) {
+      tap_diag("%s: latency.buckets[%zu] is [%" PRId64 ", %" PRId64
+               "] after index %d",
+               label, i, index, count, last);
+      return 0;
+    }
+    h->buckets[index] = (uint64_t)count;
+    h->count += (uint64_t)count;
+    last = (int)index;
+  }
+  return 1;
+}
+
+/* The cost fields of a result line (lanes/README.md): cpu_user_us and
+ * cpu_system_us non-negative integers, and a latency histogram whose
+ * buckets count round_trips values, whose percentiles are what
+ * hist_percentile() gives from those buckets, whose min and max fall in
+ * the first and last of them, and whose max is at most elapsed_ns; with
+ * no round trips, nulls and no buckets. */
+static int cost_ok(const char *line, const char *label)
+{
+  static struct hist h; /* 58 KiB */
+  struct json_object *o = json_tokener_parse(line), *lat, *f;
+  uint64_t n = 0, elapsed = 0;
+  int64_t v, min = 0, max = 0;
+  int ok = 1;
+
+  if (o == NULL || !lane_result_u64(o, "round_trips", &n) ||
+      !lane_result_u64(o, "elapsed_ns", &elapsed)) {
+    tap_diag("%s: no result line with round_trips and elapsed_ns", label);
+    json_object_put(o);
+    return 0;
+  }
+  if (!cost_i64(o, "cpu_user_us", &v) || !cost_i64(o, "cpu_system_us", &v)) {
+    tap_diag("%s: cpu_user_us or cpu_system_us is not an integer >= 0", label);
+    ok = 0;
+  }
+  if (!json_object_object_get_ex(o, "latency", &lat) ||
+      !json_object_is_type(lat, json_type_object) ||
+      !cost_buckets(lat, &h, label)) {
+    tap_diag("%s: latency is not an object with buckets", label);
+    json_object_put(o);
+    return 0;
+  }
+  if (!cost_i64(lat, "count", &v) || (uint64_t)v != n || h.count != n) {
+    tap_diag("%s: latency.count and the buckets' sum %" PRIu64
+             " are not round_trips %" PRIu64,
+             label, h.count, n);
+    ok = 0;
+  }
+  if (n == 0) {
+    static const char *const nulls[] = {"min", "max", "p50",
+                                        "p90", "p99", "p99_9"};
+    for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++) {
+      if (!json_object_object_get_ex(lat, nulls[i], &f) || f != NULL) {
+        tap_diag("%s: latency.%s is not null", label, nulls[i]);
+        ok = 0;
+      }
+    }
+    json_object_put(o);
+    return ok;
+  }
+  if (!cost_i64(lat, "min", &min) || !cost_i64(lat, "max", &max) || min > max ||
+      max > (int64_t)elapsed) {
+    tap_diag("%s: latency min %" PRId64 ", max %" PRId64 " (elapsed_ns %" PRIu64
+             ")",
+             label, min, max, elapsed);
+    ok = 0;
+  } else {
+    int first = hist_index(min), last = hist_index(max);
+    int inside = h.buckets[first] != 0 && h.buckets[last] != 0;
+    for (int i = 0; i < HIST_BUCKETS && inside; i++)
+      if (h.buckets[i] != 0 && (i < first || i > last))
+        inside = 0;
+    ok &= inside;
+    if (!inside)
+      tap_diag("%s: min %" PRId64 " or max %" PRId64
+               " is not in the first or last bucket",
+               label, min, max);
+  }
+  for (size_t i = 0; i < sizeof percentiles / sizeof percentiles[0]; i++) {
+    int64_t want = hist_percentile(&h, percentiles[i].q_milli);
+    if (!cost_i64(lat, percentiles[i].name, &v) || v != want) {
+      tap_diag("%s: latency.%s is not %" PRId64 " (from the buckets)", label,
+               percentiles[i].name, want);
+      ok = 0;
+    }
+  }
+  json_object_put(o);
+  return ok;
+}
+
 /* ---- the tests ---- */
 
 static void test_self(const struct proto_workload *w)
@@ -59,6 +205,9 @@ static void test_self(const struct proto_workload *w)
   TAP_OK(peers_exit_code(&r.client) == 0, "%s: client exits 0", label);
   TAP_OK(lane_result_ok(r.client.out.buf, w, label),
          "%s: result JSON has the expected totals", label);
+  TAP_OK(cost_ok(r.client.out.buf, label),
+         "%s: result JSON has its CPU and a consistent latency histogram",
+         label);
   TAP_OK(r.server.err.len == 0 && r.client.err.len == 0,
          "%s: nothing on stderr", label);
   TAP_OK(r.port > 0 && sockets_port_free(r.port),
@@ -89,8 +238,9 @@ static void test_ipv6(void)
                             "<port>");
   TAP_OK(peers_exit_code(&r.server) == 0 && peers_exit_code(&r.client) == 0,
          "[::1]: the client connects to [::1]:PORT; both exit 0");
-  TAP_OK(lane_result_ok(r.client.out.buf, &w, "[::1]"),
-         "[::1]: result JSON has the expected totals");
+  TAP_OK(lane_result_ok(r.client.out.buf, &w, "[::1]") &&
+             cost_ok(r.client.out.buf, "[::1]"),
+         "[::1]: result JSON has the expected totals and cost figures");
   TAP_OK(r.server.err.len == 0 && r.client.err.len == 0,
          "[::1]: nothing on stderr");
   TAP_OK(r.port > 0 && sockets_port_free6(r.port),
@@ -119,9 +269,10 @@ static void test_interop(int fixture_is_server)
                    tap_timeout_s(SESSION_TIMEOUT_S));
     TAP_OK(peers_exit_code(&r.server) == 0 && peers_exit_code(&r.client) == 0,
            "%s (P=%" PRIu32 "): both exit 0", label, w->payload_bytes);
-    TAP_OK(lane_result_ok(r.client.out.buf, w, label),
-           "%s (P=%" PRIu32 "): result JSON has the expected totals", label,
-           w->payload_bytes);
+    TAP_OK(lane_result_ok(r.client.out.buf, w, label) &&
+               (!fixture_is_server || cost_ok(r.client.out.buf, label)),
+           "%s (P=%" PRIu32 "): result JSON has the expected totals%s", label,
+           w->payload_bytes, fixture_is_server ? " and cost figures" : "");
     if (tap_failed != before)
       peers_pair_show(&r);
   }
@@ -180,6 +331,48 @@ static void test_fault(const struct fault_case *f, int fixture_is_server)
          "%s: the fixture exits 0 once the c peer has closed", label);
   if (tap_failed != before)
     peers_pair_show(&r);
+}
+
+/* The writer's line, framed as a result line of round_trips values and
+ * elapsed_ns, read back through cost_ok(). Returns the check's result. */
+static int writer_ok(const struct hist *h, uint64_t elapsed, const char *label)
+{
+  struct lane_cpu start = {100, 200}, end = {150, 150};
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  int ok;
+
+  if (f == NULL)
+    return 0;
+  ok = fprintf(f, "{\"round_trips\":%" PRIu64 ",\"elapsed_ns\":%" PRIu64,
+               h->count, elapsed) > 0 &&
+       lane_cpu_print(f, &start, &end) == 0 && lane_latency_print(f, h) == 0 &&
+       fputs("}", f) >= 0;
+  ok &= fclose(f) == 0;
+  ok = ok && cost_ok(text, label) &&
+       strstr(text, "\"cpu_user_us\":50,\"cpu_system_us\":0,") != NULL;
+  if (!ok)
+    tap_diag("%s: %.300s", label, text ? text : "(nothing)");
+  free(text);
+  return ok;
+}
+
+static void tests_writer(void)
+{
+  static struct hist h;
+  static const int64_t values[] = {0,    1,     255,   256,     257,
+                                   1000, 65535, 99999, 1000000, INT64_MAX};
+
+  hist_init(&h);
+  TAP_OK(writer_ok(&h, 0, "N = 0"),
+         "the result line with no round trips: latency count 0, min, max "
+         "and percentiles null, buckets []; CPU that went back counts 0");
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
+    hist_record(&h, values[i]);
+  TAP_OK(writer_ok(&h, INT64_MAX, "chosen values"),
+         "the result line's latency for values 0 to 2^63-1: every bucket, "
+         "min, max and percentiles as recorded");
 }
 
 static void test_usage(const char *label, char *const argv[])
@@ -276,7 +469,10 @@ int main(void)
       {0, 10000, 16, 1000}, {0, 3, 1, 1},       {3, 200, 65536, 65536},
   };
   char err[600];
-  int found = peers_bin(server_bin, sizeof server_bin, "lanes/c/server");
+  int found;
+
+  tests_writer();
+  found = peers_bin(server_bin, sizeof server_bin, "lanes/c/server");
 
   found &= peers_bin(client_bin, sizeof client_bin, "lanes/c/client");
   found &= peers_bin(fixture_bin, sizeof fixture_bin, "tests/fixture");

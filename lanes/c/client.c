@@ -10,7 +10,9 @@
 
 #include "lanes/c/conn.h"
 #include "lanes/c/lane.h"
+#include "lanes/c/result.h"
 #include "protocol/codec.h"
+#include "protocol/histogram.h"
 
 /* The payloads of outstanding requests are kept, when the window's worth
  * fits in this many bytes, so that a response is checked against its
@@ -37,12 +39,21 @@ struct client {
   uint64_t next_recv; /* the oldest outstanding request */
   int timing;         /* the measured phase has started */
   uint64_t start_ns, end_ns;
+  struct lane_cpu cpu_start, cpu_end;
+  /* The latency of each measured round trip (SPEC.md section 7). The
+   * send time of request s is in slot (s - 1) mod M of sent_ns, like its
+   * kept payload; recv_ns is the clock read once per read, on its first
+   * measured response (recv_stamped until the batch ends). */
+  struct hist latency;
+  uint64_t *sent_ns;
+  uint64_t recv_ns;
+  int recv_stamped;
   uint64_t frames_sent, frames_received;
   struct proto_counts counts; /* requests, responses, bytes both ways */
   /* M slots of P bytes: request s's payload in slot (s - 1) mod M, or
    * NULL. The window guarantees a slot is free again when reused. */
   uint8_t *kept;
-  size_t kept_send, kept_recv; /* slot indexes of next_send, next_recv */
+  size_t slot_send, slot_recv; /* slot indexes of next_send, next_recv */
 };
 
 /* 1 when response is request with every byte XORed with 0x5A. No early
@@ -148,12 +159,17 @@ static int client_frame(struct conn *c, const struct proto_header *h,
   size_t size = PROTO_HEADER_BYTES + (size_t)h->payload_length;
 
   if (h->type == PROTO_RESPONSE) {
+    size_t slot = cl->slot_recv;
     int bad;
+    if (cl->timing && !cl->recv_stamped) {
+      cl->recv_ns = uv_hrtime();
+      cl->recv_stamped = 1;
+    }
+    if (++cl->slot_recv == cl->args.workload.max_in_flight)
+      cl->slot_recv = 0;
     if (cl->kept != NULL) {
       size_t p = h->payload_length;
-      bad = !client_response_matches(payload, cl->kept + cl->kept_recv * p, p);
-      if (++cl->kept_recv == cl->args.workload.max_in_flight)
-        cl->kept_recv = 0;
+      bad = !client_response_matches(payload, cl->kept + slot * p, p);
     } else {
       bad = proto_response_check(payload, h->payload_length, h->sequence);
     }
@@ -164,8 +180,13 @@ static int client_frame(struct conn *c, const struct proto_header *h,
                h->sequence, h->sequence, h->payload_length);
       return PROTO_E_WRONG_PAYLOAD;
     }
-    if (h->sequence == cl->total)
-      cl->end_ns = uv_hrtime();
+    /* Every response after the first timed pump is a measured one. */
+    if (cl->timing)
+      hist_record(&cl->latency, (int64_t)(cl->recv_ns - cl->sent_ns[slot]));
+    if (h->sequence == cl->total) {
+      cl->end_ns = cl->recv_ns;
+      lane_cpu_read(&cl->cpu_end);
+    }
     cl->next_recv++;
     cl->counts.responses++;
     cl->counts.bytes_received += size;
@@ -229,6 +250,7 @@ static void client_pump(struct conn *c)
   const uint32_t payload = w->payload_bytes;
   const size_t frame = PROTO_HEADER_BYTES + (size_t)payload;
 
+  cl->recv_stamped = 0; /* the read (if any) that called us has ended */
   if (cl->state == CLIENT_DONE) {
     conn_close(c);
     return;
@@ -240,9 +262,11 @@ static void client_pump(struct conn *c)
     uint64_t window_end = cl->next_recv + w->max_in_flight; /* exclusive */
     uint8_t *out = c->wbuf + c->wlen;
     uint8_t *end = c->wbuf + c->wcap;
+    size_t first_slot = cl->slot_send;
 
     if (!cl->timing && cl->next_recv == w->warmup + 1) {
       cl->timing = 1;
+      lane_cpu_read(&cl->cpu_start);
       cl->start_ns = uv_hrtime();
     }
     if (window_end > limit + 1)
@@ -252,12 +276,11 @@ static void client_pump(struct conn *c)
                                cl->next_send};
       proto_header_encode(out, &h);
       proto_payload_fill(out + PROTO_HEADER_BYTES, payload, cl->next_send);
-      if (cl->kept != NULL) {
-        memcpy(cl->kept + cl->kept_send * payload, out + PROTO_HEADER_BYTES,
+      if (cl->kept != NULL)
+        memcpy(cl->kept + cl->slot_send * payload, out + PROTO_HEADER_BYTES,
                payload);
-        if (++cl->kept_send == w->max_in_flight)
-          cl->kept_send = 0;
-      }
+      if (++cl->slot_send == w->max_in_flight)
+        cl->slot_send = 0;
       out += frame;
       cl->next_send++;
     }
@@ -267,6 +290,17 @@ static void client_pump(struct conn *c)
       cl->counts.bytes_sent += added * frame;
       cl->frames_sent += added;
       c->wlen = (size_t)(out - c->wbuf);
+      /* One clock reading, just before the write, for every request in
+       * it; a batch is all warm-up or all measured (see limit). */
+      if (cl->timing && added > 0) {
+        uint64_t now = uv_hrtime();
+        size_t slot = first_slot;
+        for (uint64_t i = 0; i < added; i++) {
+          cl->sent_ns[slot] = now;
+          if (++slot == w->max_in_flight)
+            slot = 0;
+        }
+      }
     }
     if (cl->next_recv > cl->total) {
       uint8_t counts[PROTO_COUNTS_BYTES];
@@ -340,11 +374,13 @@ static int client_print_result(const struct client *cl)
              ",\"warmup_round_trips\":%" PRIu64 ",\"payload_bytes\":%" PRIu32
              ",\"max_in_flight\":%" PRIu32 ",\"frames_sent\":%" PRIu64
              ",\"frames_received\":%" PRIu64 ",\"bytes_sent\":%" PRIu64
-             ",\"bytes_received\":%" PRIu64 ",\"elapsed_ns\":%" PRIu64 "}\n",
+             ",\"bytes_received\":%" PRIu64 ",\"elapsed_ns\":%" PRIu64,
              w->round_trips, w->warmup, w->payload_bytes, w->max_in_flight,
              cl->frames_sent, cl->frames_received, cl->counts.bytes_sent,
              cl->counts.bytes_received, elapsed);
-  if (n < 0 || fflush(stdout) != 0) {
+  if (n < 0 || lane_cpu_print(stdout, &cl->cpu_start, &cl->cpu_end) != 0 ||
+      lane_latency_print(stdout, &cl->latency) != 0 || puts("}") < 0 ||
+      fflush(stdout) != 0) {
     fprintf(stderr, "client: cannot write the result to stdout\n");
     return 1;
   }
@@ -372,6 +408,7 @@ int main(int argc, char **argv)
   cl.total = cl.args.workload.warmup + cl.args.workload.round_trips;
   cl.next_send = cl.next_recv = 1;
   proto_workload_encode(cl.hello, &cl.args.workload);
+  hist_init(&cl.latency);
 
   rc = uv_loop_init(&loop);
   if (rc == 0)
@@ -379,6 +416,11 @@ int main(int argc, char **argv)
   if (rc == 0)
     rc = conn_reserve(c, PROTO_HEADER_BYTES +
                              (size_t)cl.args.workload.payload_bytes);
+  if (rc == 0) {
+    cl.sent_ns = malloc(cl.args.workload.max_in_flight * sizeof *cl.sent_ns);
+    if (cl.sent_ns == NULL)
+      rc = UV_ENOMEM;
+  }
   if (rc == 0) {
     uint64_t keep = (uint64_t)cl.args.workload.max_in_flight *
                     cl.args.workload.payload_bytes;
@@ -400,6 +442,7 @@ int main(int argc, char **argv)
     uv_loop_close(&loop);
     conn_release(c);
     free(cl.kept);
+    free(cl.sent_ns);
     return 1;
   }
 
@@ -407,6 +450,7 @@ int main(int argc, char **argv)
   uv_loop_close(&loop);
   conn_release(c);
   free(cl.kept);
+  free(cl.sent_ns);
   if (c->exit_code != 0)
     return c->exit_code;
   if (cl.state != CLIENT_DONE) {

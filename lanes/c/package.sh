@@ -7,7 +7,7 @@
 set -eu
 out=$1
 files="build/lanes/c/client build/lanes/c/server $(ls lanes/c/*.c lanes/c/*.h) \
-protocol/codec.c protocol/codec.h"
+protocol/codec.c protocol/codec.h protocol/histogram.c protocol/histogram.h"
 if tar --version 2>/dev/null | grep -q 'GNU tar'; then
   # shellcheck disable=SC2086
   tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
