@@ -1,8 +1,9 @@
 /* Tests of the C lane (lanes/c): the client against the server over
  * several workloads, interop with the fixture's correct peers, each side
  * against the fixture's misbehaving peers, the lane on IPv6 loopback
- * ([::1]), bad command lines, and the cost figures of the result line
- * (lanes/c/result.h; an empty histogram alone, as no session has N = 0).
+ * ([::1]), bad command lines, the cost figures of the client's result
+ * line (lanes/c/result.h; an empty histogram alone, as no session has
+ * N = 0) and the server's result line after READY.
  * The protocol vectors' replays are tests/test_lane_c_vectors.c.
  *
  * Binaries come from $BUILD (default "build"): lanes/c/server,
@@ -29,6 +30,7 @@ static char server_bin[512], client_bin[512], fixture_bin[512];
 
 /* ---- checks ---- */
 
+/* The server's stdout after a failed session: READY alone. */
 static int ready_line_ok(const struct peers_pair *r)
 {
   char expect[32];
@@ -186,6 +188,71 @@ static int cost_ok(const char *line, const char *label)
   return ok;
 }
 
+/* The server's stdout after a whole session: READY, then its result line
+ * (lanes/README.md) with the counts SPEC.md gives for w, the mirror of
+ * the client's, and its CPU as non-negative integers. */
+static int server_result_ok(const struct peers_pair *r,
+                            const struct proto_workload *w, const char *label)
+{
+  char ready[32];
+  const char *line = r->server.out.buf, *nl;
+  struct json_object *o, *f;
+  struct proto_totals t;
+  uint64_t v;
+  int64_t cpu;
+  int ok = 1;
+
+  snprintf(ready, sizeof ready, "READY %d\n", r->port);
+  if (r->port <= 0 || strncmp(line, ready, strlen(ready)) != 0) {
+    tap_diag("%s: the server's stdout does not start with %s", label, ready);
+    return 0;
+  }
+  line += strlen(ready);
+  nl = strchr(line, '\n');
+  if (nl == NULL || nl[1] != '\0') {
+    tap_diag("%s: after READY, the server's stdout is not one line", label);
+    return 0;
+  }
+  o = json_tokener_parse(line);
+  if (o == NULL || !json_object_is_type(o, json_type_object)) {
+    tap_diag("%s: the server's result is not a JSON object", label);
+    json_object_put(o);
+    return 0;
+  }
+  proto_totals_expected(w, &t);
+  /* The server's view mirrors the client's. */
+  const struct {
+    const char *key;
+    uint64_t want;
+  } fields[] = {
+      {"round_trips", w->round_trips},     {"warmup_round_trips", w->warmup},
+      {"payload_bytes", w->payload_bytes}, {"max_in_flight", w->max_in_flight},
+      {"frames_sent", t.frames_received},  {"frames_received", t.frames_sent},
+      {"bytes_sent", t.bytes_received},    {"bytes_received", t.bytes_sent},
+  };
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+    if (!lane_result_u64(o, fields[i].key, &v) || v != fields[i].want) {
+      tap_diag("%s: the server's %s is not %" PRIu64, label, fields[i].key,
+               fields[i].want);
+      ok = 0;
+    }
+  }
+  if (!cost_i64(o, "cpu_user_us", &cpu) ||
+      !cost_i64(o, "cpu_system_us", &cpu)) {
+    tap_diag("%s: the server's cpu_user_us or cpu_system_us is not an "
+             "integer >= 0",
+             label);
+    ok = 0;
+  }
+  if (!json_object_object_get_ex(o, "runtime", &f) ||
+      strcmp(json_object_get_string(f), "c") != 0) {
+    tap_diag("%s: the server's runtime is not \"c\"", label);
+    ok = 0;
+  }
+  json_object_put(o);
+  return ok;
+}
+
 /* ---- the tests ---- */
 
 static void test_self(const struct proto_workload *w)
@@ -200,7 +267,8 @@ static void test_self(const struct proto_workload *w)
            "c-c W=%" PRIu64 " N=%" PRIu64 " P=%" PRIu32 " M=%" PRIu32,
            w->warmup, w->round_trips, w->payload_bytes, w->max_in_flight);
   peers_pair_run(&r, server, client, w, tap_timeout_s(SESSION_TIMEOUT_S));
-  TAP_OK(ready_line_ok(&r), "%s: server stdout is exactly READY <port>", label);
+  TAP_OK(server_result_ok(&r, w, label),
+         "%s: server stdout is READY <port>, then its result line", label);
   TAP_OK(peers_exit_code(&r.server) == 0, "%s: server exits 0", label);
   TAP_OK(peers_exit_code(&r.client) == 0, "%s: client exits 0", label);
   TAP_OK(lane_result_ok(r.client.out.buf, w, label),
@@ -234,8 +302,8 @@ static void test_ipv6(void)
   peers_host = "::1";
   peers_pair_run(&r, server, client, &w, tap_timeout_s(SESSION_TIMEOUT_S));
   peers_host = "127.0.0.1";
-  TAP_OK(ready_line_ok(&r), "[::1]: the server binds [::1]:0, prints READY "
-                            "<port>");
+  TAP_OK(server_result_ok(&r, &w, "[::1]"),
+         "[::1]: the server binds [::1]:0, prints READY <port> and its result");
   TAP_OK(peers_exit_code(&r.server) == 0 && peers_exit_code(&r.client) == 0,
          "[::1]: the client connects to [::1]:PORT; both exit 0");
   TAP_OK(lane_result_ok(r.client.out.buf, &w, "[::1]") &&
@@ -270,9 +338,12 @@ static void test_interop(int fixture_is_server)
     TAP_OK(peers_exit_code(&r.server) == 0 && peers_exit_code(&r.client) == 0,
            "%s (P=%" PRIu32 "): both exit 0", label, w->payload_bytes);
     TAP_OK(lane_result_ok(r.client.out.buf, w, label) &&
-               (!fixture_is_server || cost_ok(r.client.out.buf, label)),
+               (fixture_is_server ? cost_ok(r.client.out.buf, label)
+                                  : server_result_ok(&r, w, label)),
            "%s (P=%" PRIu32 "): result JSON has the expected totals%s", label,
-           w->payload_bytes, fixture_is_server ? " and cost figures" : "");
+           w->payload_bytes,
+           fixture_is_server ? " and cost figures"
+                             : ", and so has the c server's");
     if (tap_failed != before)
       peers_pair_show(&r);
   }

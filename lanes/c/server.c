@@ -1,6 +1,7 @@
 /* The C lane's server (lanes/README.md): binds --listen, prints
  * "READY <port>", serves exactly one connection and one session
- * (SPEC.md section 3) and exits 0 on the end of stream after BYE_ACK. */
+ * (SPEC.md section 3), and on the end of stream after BYE_ACK prints its
+ * result line and exits 0. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "lanes/c/conn.h"
 #include "lanes/c/lane.h"
+#include "lanes/c/result.h"
 #include "protocol/codec.h"
 
 enum server_state {
@@ -26,6 +28,11 @@ struct server {
   uint64_t total;        /* W + N */
   uint64_t next_request; /* the sequence the next REQUEST must carry */
   struct proto_counts counts;
+  uint64_t frames_sent, frames_received;
+  /* The measured window (SPEC.md section 7): from request W + 1's read
+   * to BYE. */
+  int cpu_started;
+  struct lane_cpu cpu_start, cpu_end;
 };
 
 static int server_header(struct conn *c, const struct proto_header *h)
@@ -46,6 +53,15 @@ static int server_header(struct conn *c, const struct proto_header *h)
     return 0;
 
   case SERVER_SESSION:
+    /* The first header of W + 1 is seen in the read that starts to
+     * deliver it, before anything of that read is answered (no warm-up
+     * frame shares it: the client waits for every warm-up response).
+     * header() runs again when the payload comes later, hence the flag. */
+    if (h->type == PROTO_REQUEST && !s->cpu_started &&
+        h->sequence == s->workload.warmup + 1) {
+      s->cpu_started = 1;
+      lane_cpu_read(&s->cpu_start);
+    }
     if (h->type == PROTO_REQUEST) {
       if (h->sequence != s->next_request || s->next_request > s->total) {
         if (s->next_request > s->total)
@@ -116,6 +132,8 @@ static int server_hello(struct server *s, const uint8_t *payload)
   }
   s->total = w->warmup + w->round_trips;
   s->next_request = 1;
+  s->frames_received++;
+  s->frames_sent++;
   s->counts.bytes_received += PROTO_HEADER_BYTES + PROTO_WORKLOAD_BYTES;
   s->counts.bytes_sent += proto_frame_encode(c->wbuf + c->wlen, PROTO_HELLO_ACK,
                                              0, echo, PROTO_WORKLOAD_BYTES);
@@ -129,6 +147,7 @@ static int server_bye(struct server *s, const uint8_t *payload)
   struct conn *c = &s->conn;
   struct proto_counts bye, *own = &s->counts;
 
+  lane_cpu_read(&s->cpu_end);
   proto_counts_decode(payload, &bye);
   /* The client's view mirrors ours: its bytes sent are our bytes
    * received (BYE not yet included), and the other way round. */
@@ -152,6 +171,8 @@ static int server_bye(struct server *s, const uint8_t *payload)
                                   s->total + 1, counts, PROTO_COUNTS_BYTES);
   }
   own->bytes_sent += PROTO_HEADER_BYTES + PROTO_COUNTS_BYTES;
+  s->frames_received++;
+  s->frames_sent++;
   s->state = SERVER_CLOSING;
   return 0;
 }
@@ -188,6 +209,8 @@ static int server_frame(struct conn *c, const struct proto_header *h,
     s->counts.responses++;
     s->counts.bytes_received += size;
     s->counts.bytes_sent += size;
+    s->frames_received++;
+    s->frames_sent++;
     return 0;
   }
   if (h->type == PROTO_HELLO)
@@ -220,6 +243,29 @@ static int server_eof(struct conn *c)
 static const struct conn_ops server_ops = {
     server_header, server_frame, server_batch, NULL, server_eof,
 };
+
+/* The result line of lanes/README.md, from what was answered. */
+static int server_print_result(const struct server *s)
+{
+  const struct proto_workload *w = &s->workload;
+  uint64_t answered = s->counts.requests;
+  uint64_t warmup = answered < w->warmup ? answered : w->warmup;
+  int n = printf("{\"runtime\":\"c\",\"round_trips\":%" PRIu64
+                 ",\"warmup_round_trips\":%" PRIu64
+                 ",\"payload_bytes\":%" PRIu32 ",\"max_in_flight\":%" PRIu32
+                 ",\"frames_sent\":%" PRIu64 ",\"frames_received\":%" PRIu64
+                 ",\"bytes_sent\":%" PRIu64 ",\"bytes_received\":%" PRIu64,
+                 answered - warmup, warmup, w->payload_bytes, w->max_in_flight,
+                 s->frames_sent, s->frames_received, s->counts.bytes_sent,
+                 s->counts.bytes_received);
+
+  if (n < 0 || lane_cpu_print(stdout, &s->cpu_start, &s->cpu_end) != 0 ||
+      puts("}") < 0 || fflush(stdout) != 0) {
+    fprintf(stderr, "server: cannot write the result to stdout\n");
+    return 1;
+  }
+  return 0;
+}
 
 static void server_on_connection(uv_stream_t *listener, int status)
 {
@@ -299,5 +345,11 @@ int main(int argc, char **argv)
   conn_release(&s.conn);
   if (s.exit_code)
     return s.exit_code;
-  return s.conn.exit_code;
+  if (s.conn.exit_code)
+    return s.conn.exit_code;
+  if (s.state != SERVER_CLOSING) {
+    fprintf(stderr, "server: the session ended before BYE\n");
+    return 1;
+  }
+  return server_print_result(&s);
 }
