@@ -77,7 +77,8 @@ struct report_latency {
 
 /* Why a figure of a lane with passed samples is missing when the
  * evidence predates it (no cost figures anywhere in the lane). */
-#define REPORT_OLDER_EVIDENCE "not in this evidence (an older crossrun)"
+#define REPORT_OLDER_EVIDENCE                                                  \
+  "not in this evidence (its crossrun did not record it)"
 
 struct report_lane {
   const char *name;

@@ -151,7 +151,7 @@ void report_cost_section(struct report_sink *s, int platform)
            "says why.");
   if (all_older)
     prose(s, "This evidence has no latency and no CPU per round trip: the "
-             "crossrun that wrote it is older than those figures.");
+             "crossrun that wrote it did not record them.");
   if (s->charts && !all_older) {
     int n = 0;
     for (int i = 0; i < p->nlanes; i++)
