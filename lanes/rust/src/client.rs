@@ -6,6 +6,10 @@
 //! allows in one write, read, validate every complete response, write the
 //! refill. Larger windows move the writing to a second thread, so neither
 //! peer can block writing while the other blocks writing too.
+//!
+//! Every measured round trip's latency goes into a histogram (SPEC.md
+//! section 7): the clock is read once per write for every request in it
+//! and once per read for every response it completes.
 
 use std::io::Write;
 use std::net::TcpStream;
@@ -16,6 +20,8 @@ use std::time::Instant;
 
 use crate::buffer::{self, RecvBuf};
 use crate::codec::{self, Counts, Header, Totals, Workload};
+use crate::cpu::CpuTimes;
+use crate::histogram::Histogram;
 use crate::net;
 use crate::payload;
 use crate::reject::{Reject, Rejection};
@@ -46,6 +52,52 @@ pub fn encode_requests(out: &mut Vec<u8>, first: u64, count: u64, p: u32) {
     }
 }
 
+/// The send times of the outstanding requests, in nanoseconds since
+/// `base`, indexed by sequence modulo M (at most M are outstanding).
+/// Shared with the writer thread, which stamps requests before it
+/// publishes them as sent; a slot is stamped again only once the window
+/// moved past its response, which was recorded before that.
+pub struct SendTimes {
+    base: Instant,
+    slots: Box<[AtomicU64]>,
+}
+
+impl SendTimes {
+    pub fn new(max_in_flight: u32) -> SendTimes {
+        SendTimes {
+            base: Instant::now(),
+            slots: (0..max_in_flight.max(1))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+        }
+    }
+
+    /// The clock, in nanoseconds since `base`.
+    #[inline(always)]
+    pub fn now(&self) -> u64 {
+        self.base.elapsed().as_nanos() as u64
+    }
+
+    /// Records `t` as the send time of requests `first .. first + count - 1`.
+    #[inline]
+    pub fn stamp(&self, first: u64, count: u64, t: u64) {
+        let m = self.slots.len();
+        let mut i = self.slot(first);
+        for _ in 0..count {
+            self.slots[i].store(t, Ordering::Relaxed);
+            i += 1;
+            if i == m {
+                i = 0;
+            }
+        }
+    }
+
+    /// The slot of sequence `seq`.
+    pub fn slot(&self, seq: u64) -> usize {
+        (seq % self.slots.len() as u64) as usize
+    }
+}
+
 /// The client's session state machine, independent of any socket.
 pub struct Client {
     w: Workload,
@@ -56,12 +108,19 @@ pub struct Client {
     next_send: u64,
     /// The sequence of the oldest outstanding request.
     expect: u64,
+    /// `expect % M`, its send time's slot, kept without a division.
+    expect_slot: usize,
+    m: usize,
     /// Requests are sent up to this sequence (W during warm-up).
     limit: u64,
     pub frames_sent: u64,
     pub frames_received: u64,
     pub bytes_sent: u64,
     pub bytes_received: u64,
+    times: Arc<SendTimes>,
+    /// When the bytes being processed were read (`times`' clock).
+    received_at: u64,
+    latency: Histogram,
 }
 
 impl Client {
@@ -75,12 +134,46 @@ impl Client {
             phase: ClientPhase::AwaitHelloAck,
             next_send: 1,
             expect: 1,
+            expect_slot: 1 % w.max_in_flight.max(1) as usize,
+            m: w.max_in_flight.max(1) as usize,
             limit: if w.warmup > 0 { w.warmup } else { total },
             frames_sent: 0,
             frames_received: 0,
             bytes_sent: 0,
             bytes_received: 0,
+            times: Arc::new(SendTimes::new(w.max_in_flight)),
+            received_at: 0,
+            latency: Histogram::new(),
         }
+    }
+
+    /// The send-time ring, for a writer thread to stamp.
+    pub fn send_times(&self) -> Arc<SendTimes> {
+        Arc::clone(&self.times)
+    }
+
+    /// Stamps the last `count` requests `fill` appended with the clock
+    /// now; call it right before they are written.
+    #[inline]
+    pub fn stamp_sent(&self, count: u64) {
+        self.times
+            .stamp(self.next_send - count, count, self.times.now());
+    }
+
+    /// Reads the clock as the time the next bytes to process were read.
+    #[inline]
+    pub fn note_received(&mut self) {
+        self.received_at = self.times.now();
+    }
+
+    /// Sets that time (for tests without a socket).
+    pub fn set_received_at(&mut self, t: u64) {
+        self.received_at = t;
+    }
+
+    /// The latencies of the measured responses validated so far.
+    pub fn latency(&self) -> &Histogram {
+        &self.latency
     }
 
     pub fn phase(&self) -> ClientPhase {
@@ -216,7 +309,15 @@ impl Client {
                         ),
                     ));
                 }
+                if h.seq > self.w.warmup {
+                    let sent = self.times.slots[self.expect_slot].load(Ordering::Relaxed);
+                    self.latency.record(self.received_at.saturating_sub(sent));
+                }
                 self.expect += 1;
+                self.expect_slot += 1;
+                if self.expect_slot == self.m {
+                    self.expect_slot = 0;
+                }
             } else {
                 self.complete_frame(&h, frame)?;
             }
@@ -392,18 +493,21 @@ fn unexpected(ty: u8, expected: &str) -> Rejection {
 }
 
 /// What a completed session reports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
     pub workload: Workload,
     pub totals: Totals,
     pub elapsed_ns: u64,
+    /// Over the `elapsed_ns` window; None where it cannot be read.
+    pub cpu: Option<CpuTimes>,
+    pub latency: Histogram,
 }
 
 impl Outcome {
     /// The result line of the peer contract.
     pub fn json(&self) -> String {
         format!(
-            "{{\"round_trips\":{},\"warmup_round_trips\":{},\"payload_bytes\":{},\"max_in_flight\":{},\"frames_sent\":{},\"frames_received\":{},\"bytes_sent\":{},\"bytes_received\":{},\"elapsed_ns\":{},\"runtime\":\"rust\"}}",
+            "{{\"round_trips\":{},\"warmup_round_trips\":{},\"payload_bytes\":{},\"max_in_flight\":{},\"frames_sent\":{},\"frames_received\":{},\"bytes_sent\":{},\"bytes_received\":{},\"elapsed_ns\":{},{}\"latency\":{},\"runtime\":\"rust\"}}",
             self.workload.round_trips,
             self.workload.warmup,
             self.workload.payload_bytes,
@@ -412,7 +516,9 @@ impl Outcome {
             self.totals.frames_received,
             self.totals.bytes_sent,
             self.totals.bytes_received,
-            self.elapsed_ns
+            self.elapsed_ns,
+            CpuTimes::json_fields(self.cpu),
+            self.latency.json()
         )
     }
 }
@@ -430,10 +536,12 @@ pub fn run(stream: &mut TcpStream, w: Workload) -> Result<Outcome, Rejection> {
         run_threaded(stream, &mut client, &mut rb)
     };
     match result {
-        Ok(elapsed_ns) => Ok(Outcome {
+        Ok(window) => Ok(Outcome {
             workload: w,
             totals: client.totals(),
-            elapsed_ns,
+            elapsed_ns: window.elapsed_ns,
+            cpu: CpuTimes::window(window.cpu_start, window.cpu_end, w.round_trips == 0),
+            latency: client.latency.clone(),
         }),
         Err(Failure {
             rejection,
@@ -447,6 +555,13 @@ pub fn run(stream: &mut TcpStream, w: Workload) -> Result<Outcome, Rejection> {
             Err(rejection)
         }
     }
+}
+
+/// The measured window of a session.
+struct Window {
+    elapsed_ns: u64,
+    cpu_start: Option<CpuTimes>,
+    cpu_end: Option<CpuTimes>,
 }
 
 struct Failure {
@@ -485,6 +600,7 @@ fn read_then_process(
     match rb.read_from(stream) {
         Ok(0) => Err(client.on_eof(rb.pending_len())),
         Ok(_) => {
+            client.note_received();
             before(client);
             let n = client.process(rb.pending())?;
             rb.consume(n);
@@ -552,14 +668,16 @@ fn run_single(
     stream: &mut TcpStream,
     client: &mut Client,
     rb: &mut RecvBuf,
-) -> Result<u64, Failure> {
+) -> Result<Window, Failure> {
     let mut out: Vec<u8> = Vec::with_capacity(SINGLE_THREAD_WINDOW_BYTES as usize + 64);
     handshake(stream, client, rb, &mut out)?;
     let mut start: Option<Instant> = None;
+    let mut cpu_start = None;
     let end;
     loop {
         if start.is_none() && client.warmup_done() {
             client.open_measured();
+            cpu_start = CpuTimes::now();
             start = Some(Instant::now());
         }
         if client.measured_done() {
@@ -567,14 +685,21 @@ fn run_single(
             break;
         }
         out.clear();
-        if client.fill(&mut out, u64::MAX) > 0 {
+        let count = client.fill(&mut out, u64::MAX);
+        if count > 0 {
+            client.stamp_sent(count);
             write_checked(stream, &out, client, rb)?;
         }
         read_and_process(stream, client, rb)?;
     }
-    let elapsed = end.duration_since(start.unwrap_or(end)).as_nanos() as u64;
+    let cpu_end = CpuTimes::now();
+    let elapsed_ns = end.duration_since(start.unwrap_or(end)).as_nanos() as u64;
     goodbye(stream, client, rb, &mut out)?;
-    Ok(elapsed)
+    Ok(Window {
+        elapsed_ns,
+        cpu_start,
+        cpu_end,
+    })
 }
 
 struct Gate {
@@ -629,14 +754,21 @@ impl Shared {
 }
 
 /// Sends every request, keeping at most M outstanding; starts the timer
-/// once the warm-up responses are all in, right before request `W + 1`.
-fn writer(mut stream: TcpStream, shared: Arc<Shared>, w: Workload) -> Result<Instant, String> {
+/// (and reads the CPU time) once the warm-up responses are all in, right
+/// before request `W + 1`.
+fn writer(
+    mut stream: TcpStream,
+    shared: Arc<Shared>,
+    times: Arc<SendTimes>,
+    w: Workload,
+) -> Result<(Instant, Option<CpuTimes>), String> {
     let total = w.total();
     let m = w.max_in_flight as u64;
     let chunk = (WRITE_BATCH_BYTES / w.frame_bytes()).max(1);
     let mut out: Vec<u8> = Vec::with_capacity((chunk * w.frame_bytes()) as usize);
     let mut next = 1u64;
     let mut start = None;
+    let mut cpu_start = None;
     let phases: &[(u64, bool)] = if w.warmup > 0 {
         &[(w.warmup, false), (total, true)][..]
     } else {
@@ -647,6 +779,7 @@ fn writer(mut stream: TcpStream, shared: Arc<Shared>, w: Workload) -> Result<Ins
             shared
                 .wait_for(|acked| acked >= w.warmup)
                 .ok_or_else(|| "aborted".to_string())?;
+            cpu_start = CpuTimes::now();
             start = Some(Instant::now());
         }
         while next <= limit {
@@ -660,19 +793,20 @@ fn writer(mut stream: TcpStream, shared: Arc<Shared>, w: Workload) -> Result<Ins
             if shared.gate.lock().map(|g| g.abort).unwrap_or(true) {
                 return Err("aborted".into());
             }
+            times.stamp(next, hi - next + 1, times.now());
             shared.sent.store(hi, Ordering::Release);
             stream.write_all(&out).map_err(|e| e.to_string())?;
             next = hi + 1;
         }
     }
-    Ok(start.unwrap_or_else(Instant::now))
+    Ok((start.unwrap_or_else(Instant::now), cpu_start))
 }
 
 fn run_threaded(
     stream: &mut TcpStream,
     client: &mut Client,
     rb: &mut RecvBuf,
-) -> Result<u64, Failure> {
+) -> Result<Window, Failure> {
     let mut out: Vec<u8> = Vec::with_capacity(128);
     handshake(stream, client, rb, &mut out)?;
     let w = client.workload();
@@ -688,9 +822,10 @@ fn run_threaded(
     });
     let wstream = stream.try_clone().map_err(|e| net::write_failure(&e))?;
     let wshared = Arc::clone(&shared);
+    let times = client.send_times();
     let handle = thread::Builder::new()
         .name("writer".into())
-        .spawn(move || writer(wstream, wshared, w))
+        .spawn(move || writer(wstream, wshared, times, w))
         .map_err(|e| {
             Rejection::new(
                 Reject::UnexpectedEof,
@@ -701,7 +836,7 @@ fn run_threaded(
     let mut acked = 0u64;
     let read_result = loop {
         if client.measured_done() {
-            break Ok(Instant::now());
+            break Ok((Instant::now(), CpuTimes::now()));
         }
         // Requests the writer published before this read returned are
         // outstanding.
@@ -717,7 +852,7 @@ fn run_threaded(
             shared.publish_acked(acked);
         }
     };
-    let end = match read_result {
+    let (end, cpu_end) = match read_result {
         Ok(end) => end,
         Err(r) => {
             shared.abort();
@@ -735,7 +870,7 @@ fn run_threaded(
             });
         }
     };
-    let start = match handle.join() {
+    let (start, cpu_start) = match handle.join() {
         Ok(Ok(start)) => start,
         Ok(Err(e)) => {
             return Err(Failure {
@@ -751,7 +886,11 @@ fn run_threaded(
         }
     };
     client.note_sent(shared.sent.load(Ordering::Acquire));
-    let elapsed = end.duration_since(start).as_nanos() as u64;
+    let elapsed_ns = end.duration_since(start).as_nanos() as u64;
     goodbye(stream, client, rb, &mut out)?;
-    Ok(elapsed)
+    Ok(Window {
+        elapsed_ns,
+        cpu_start,
+        cpu_end,
+    })
 }

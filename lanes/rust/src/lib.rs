@@ -8,12 +8,15 @@
 //! - [`reject`]: the rejections of SPEC.md section 6;
 //! - [`server`] and [`client`]: the two sides of a session, as socket-free
 //!   state machines plus the blocking loops that drive them;
+//! - [`histogram`] and [`cpu`]: the cost figures of SPEC.md section 7;
 //! - [`buffer`], [`net`], [`cli`]: receive buffer, socket helpers, flags.
 
 pub mod buffer;
 pub mod cli;
 pub mod client;
 pub mod codec;
+pub mod cpu;
+pub mod histogram;
 pub mod net;
 pub mod payload;
 pub mod reject;

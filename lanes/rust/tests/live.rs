@@ -7,8 +7,12 @@ use std::net::{Shutdown, TcpListener, TcpStream};
 use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::Json;
 use crossrun_lane::client::encode_requests;
 use crossrun_lane::codec::{self, Counts, Header, Workload};
+use crossrun_lane::histogram;
 use crossrun_lane::payload;
 
 const SERVER: &str = env!("CARGO_BIN_EXE_server");
@@ -171,6 +175,44 @@ fn session(w: u64, n: u64, p: u32, m: u32) {
     assert_eq!(field(j, "bytes_sent"), t.bytes_sent);
     assert_eq!(field(j, "bytes_received"), t.bytes_received);
     assert!(field(j, "elapsed_ns") > 0);
+    check_cost(j, n);
+}
+
+/// The cost fields of a client's result line (lanes/README.md): CPU over
+/// the window, and a histogram of exactly the N measured round trips
+/// whose percentiles lie between its bounds, within the window.
+fn check_cost(line: &str, n: u64) {
+    let doc = Json::parse(line).unwrap_or_else(|e| panic!("{}: {}", e, line));
+    let elapsed = doc.at("elapsed_ns").u64();
+    let cpu = doc.at("cpu_user_us").u64() + doc.at("cpu_system_us").u64();
+    assert!(
+        cpu <= elapsed / 1000 * 2 + 1000,
+        "CPU {} us in {} ns",
+        cpu,
+        elapsed
+    );
+    let lat = doc.at("latency");
+    assert_eq!(lat.at("count").u64(), n, "{}", line);
+    let buckets = lat.at("buckets").arr();
+    let indices: Vec<u64> = buckets.iter().map(|b| b.arr()[0].u64()).collect();
+    assert!(indices.windows(2).all(|p| p[0] < p[1]), "{}", line);
+    let sum: u64 = buckets.iter().map(|b| b.arr()[1].u64()).sum();
+    assert_eq!(sum, n, "{}", line);
+    let min = lat.at("min").u64();
+    let max = lat.at("max").u64();
+    assert_eq!(histogram::index(min) as u64, indices[0], "{}", line);
+    assert_eq!(histogram::index(max) as u64, indices[indices.len() - 1]);
+    let ps: Vec<u64> = ["p50", "p90", "p99", "p99_9"]
+        .iter()
+        .map(|k| lat.at(k).u64())
+        .collect();
+    assert!(histogram::lower(histogram::index(min)) <= ps[0], "{}", line);
+    assert!(
+        ps.windows(2).all(|p| p[0] <= p[1]) && ps[3] <= max,
+        "{}",
+        line
+    );
+    assert!(max <= elapsed, "max {} over elapsed_ns {}", max, elapsed);
 }
 
 /// Both on IPv6 loopback, as crossrun --host ::1 starts them: the server

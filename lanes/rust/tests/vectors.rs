@@ -6,6 +6,7 @@ use common::{hex, unhex, vector_cases, Json};
 use crossrun_lane::buffer::RecvBuf;
 use crossrun_lane::client::{encode_requests, Client, ClientPhase};
 use crossrun_lane::codec::{self, Counts, Header, Totals, Workload};
+use crossrun_lane::histogram::{self, Histogram};
 use crossrun_lane::payload;
 use crossrun_lane::reject::{Reject, Rejection};
 use crossrun_lane::server::{Server, ServerState};
@@ -124,6 +125,7 @@ fn simulate(w: Workload) -> (Vec<u8>, Vec<u8>, Totals) {
     }
     assert_eq!(server.state(), ServerState::AfterByeAck);
     server.on_eof(0).unwrap();
+    assert_eq!(client.latency().count(), w.round_trips, "{:?}", w);
     (c_all, s_all, client.totals())
 }
 
@@ -612,6 +614,128 @@ fn large_payload_sessions_in_memory() {
         assert_eq!(cb.len() as u64, totals.bytes_sent);
         assert_eq!(sb.len() as u64, totals.bytes_received);
     }
+}
+
+/// A histogram as histogram.json writes it: null or a decimal string.
+fn opt_u64(j: &Json) -> Option<u64> {
+    match j {
+        Json::Null => None,
+        v => Some(v.u64()),
+    }
+}
+
+fn assert_histogram(h: &Histogram, want: &Json, what: &str) {
+    assert_eq!(h.count(), want.at("count").u64(), "{}: count", what);
+    assert_eq!(h.min(), opt_u64(want.at("min")), "{}: min", what);
+    assert_eq!(h.max(), opt_u64(want.at("max")), "{}: max", what);
+    let buckets: Vec<(usize, u64)> = want
+        .at("buckets")
+        .arr()
+        .iter()
+        .map(|b| (b.arr()[0].u64() as usize, b.arr()[1].u64()))
+        .collect();
+    assert_eq!(
+        h.buckets().collect::<Vec<_>>(),
+        buckets,
+        "{}: buckets",
+        what
+    );
+    for (key, q) in [
+        ("p50", histogram::P50),
+        ("p90", histogram::P90),
+        ("p99", histogram::P99),
+        ("p99_9", histogram::P99_9),
+    ] {
+        assert_eq!(h.percentile(q), opt_u64(want.at(key)), "{}: {}", what, key);
+    }
+}
+
+fn histogram_of(values: &Json) -> Histogram {
+    let mut h = Histogram::new();
+    for v in values.arr() {
+        h.record(v.u64());
+    }
+    h
+}
+
+/// SPEC.md section 7: the bucket of chosen values, and histograms, their
+/// merge and their percentiles.
+#[test]
+fn histograms() {
+    let cases = vector_cases("histogram.json");
+    let (mut buckets, mut histograms) = (0, 0);
+    for c in &cases {
+        match c.at("kind").str() {
+            "bucket" => {
+                let v = c.at("value").u64();
+                let i = c.at("index").u64() as usize;
+                assert_eq!(histogram::index(v), i, "index({})", v);
+                assert_eq!(histogram::lower(i), c.at("lower").u64(), "lower({})", i);
+                assert_eq!(histogram::width(i), c.at("width").u64(), "width({})", i);
+                buckets += 1;
+            }
+            "histogram" => {
+                let name = c.at("name").str();
+                let a = histogram_of(c.at("a_values"));
+                let b = histogram_of(c.at("b_values"));
+                assert_histogram(&a, c.at("a"), &format!("{}: a", name));
+                assert_histogram(&b, c.at("b"), &format!("{}: b", name));
+                let mut merged = a.clone();
+                merged.merge(&b);
+                assert_histogram(&merged, c.at("merged"), &format!("{}: merged", name));
+                let mut both = a;
+                for v in c.at("b_values").arr() {
+                    both.record(v.u64());
+                }
+                assert_eq!(both, merged, "{}: merge is recording both", name);
+                histograms += 1;
+            }
+            other => panic!("unknown kind {:?}", other),
+        }
+    }
+    assert!(buckets > 0 && histograms > 0);
+}
+
+/// Only measured round trips are recorded, each from the time its request
+/// was stamped to the time the read that completed its response was.
+#[test]
+fn latency_of_the_measured_round_trips() {
+    let w = Workload {
+        warmup: 2,
+        round_trips: 3,
+        payload_bytes: 8,
+        max_in_flight: 1,
+    };
+    let mut client = Client::new(w);
+    let mut out = Vec::new();
+    client.hello(&mut out);
+    let mut ack = Vec::new();
+    codec::encode_frame(&mut ack, codec::HELLO_ACK, 0, &w.encode());
+    client.process(&ack).unwrap();
+    let times = client.send_times();
+    for seq in 1..=5u64 {
+        if client.warmup_done() {
+            client.open_measured();
+        }
+        out.clear();
+        assert_eq!(client.fill(&mut out, u64::MAX), 1);
+        times.stamp(seq, 1, 1000 * seq);
+        client.set_received_at(1000 * seq + 100 * seq);
+        let r = response_frame(seq, 8);
+        assert_eq!(client.process(&r).unwrap(), r.len());
+    }
+    assert!(client.measured_done());
+    let h = client.latency();
+    assert_eq!(h.count(), 3);
+    assert_eq!((h.min(), h.max()), (Some(300), Some(500)));
+    assert_eq!(
+        h.buckets().collect::<Vec<_>>(),
+        vec![
+            (histogram::index(300), 1),
+            (histogram::index(400), 1),
+            (histogram::index(500), 1)
+        ]
+    );
 }
 
 #[test]
