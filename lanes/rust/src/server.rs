@@ -11,6 +11,7 @@ use std::net::TcpStream;
 
 use crate::buffer::{self, RecvBuf};
 use crate::codec::{self, Counts, Header, Workload};
+use crate::cpu::CpuTimes;
 use crate::net;
 use crate::payload;
 use crate::reject::{Reject, Rejection};
@@ -314,9 +315,80 @@ pub(crate) fn count_mismatch(what: &str, got: &Counts, want: &Counts) -> Rejecti
     )
 }
 
+/// What a completed session reports: the server's result line of
+/// lanes/README.md.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServerOutcome {
+    pub workload: Workload,
+    pub counts: Counts,
+    /// Over the measured window (SPEC.md section 7); None where it cannot
+    /// be read.
+    pub cpu: Option<CpuTimes>,
+}
+
+impl ServerOutcome {
+    pub fn json(&self) -> String {
+        let w = &self.workload;
+        let c = &self.counts;
+        let warmup = c.responses.min(w.warmup);
+        // HELLO and BYE came in, HELLO_ACK and BYE_ACK went out.
+        format!(
+            "{{\"round_trips\":{},\"warmup_round_trips\":{},\"payload_bytes\":{},\"max_in_flight\":{},\"frames_sent\":{},\"frames_received\":{},\"bytes_sent\":{},\"bytes_received\":{},{}\"runtime\":\"rust\"}}",
+            c.responses - warmup,
+            warmup,
+            w.payload_bytes,
+            w.max_in_flight,
+            c.responses.wrapping_add(2),
+            c.requests.wrapping_add(2),
+            c.bytes_sent,
+            c.bytes_received,
+            CpuTimes::json_fields(self.cpu)
+        )
+    }
+}
+
+/// The server's CPU window (SPEC.md section 7): from just before handling
+/// the first read once every warm-up request is answered (the client sends
+/// request W + 1 only after their responses arrived) to having read BYE.
+/// Its readings are out of line, so the read loop stays as it was.
+#[derive(Default)]
+struct CpuWindow {
+    opened: bool,
+    closed: bool,
+    start: Option<CpuTimes>,
+    end: Option<CpuTimes>,
+}
+
+impl CpuWindow {
+    #[cold]
+    #[inline(never)]
+    fn open(&mut self) {
+        self.opened = true;
+        self.start = CpuTimes::now();
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn close(&mut self) {
+        self.closed = true;
+        self.end = CpuTimes::now();
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn outcome(&self, server: &Server) -> ServerOutcome {
+        let workload = server.workload();
+        ServerOutcome {
+            workload,
+            counts: server.counts(),
+            cpu: CpuTimes::window(self.start, self.end, workload.round_trips == 0),
+        }
+    }
+}
+
 /// Serves one session on `stream`. On a rejection the ERROR frame has
 /// been sent (when possible) and the connection closed.
-pub fn serve(stream: &mut TcpStream) -> Result<Counts, Rejection> {
+pub fn serve(stream: &mut TcpStream) -> Result<ServerOutcome, Rejection> {
     let mut server = Server::new();
     let mut rb = RecvBuf::new(buffer::capacity_for(server.max_frame()));
     let result = serve_loop(stream, &mut server, &mut rb);
@@ -330,7 +402,8 @@ fn serve_loop(
     stream: &mut TcpStream,
     server: &mut Server,
     rb: &mut RecvBuf,
-) -> Result<Counts, Rejection> {
+) -> Result<ServerOutcome, Rejection> {
+    let mut window = CpuWindow::default();
     loop {
         let n = match rb.read_from(stream) {
             Ok(n) => n,
@@ -338,9 +411,18 @@ fn serve_loop(
         };
         if n == 0 {
             server.on_eof(rb.pending_len())?;
-            return Ok(server.counts());
+            return Ok(window.outcome(server));
+        }
+        if !window.opened
+            && server.state() == ServerState::Requests
+            && server.responses >= server.workload().warmup
+        {
+            window.open();
         }
         let (consumed, result) = server.process(rb.pending_mut());
+        if window.opened && !window.closed && server.state() == ServerState::AfterByeAck {
+            window.close();
+        }
         if consumed > 0 {
             if let Err(e) = stream.write_all(&rb.pending()[..consumed]) {
                 return Err(result.err().unwrap_or_else(|| net::write_failure(&e)));

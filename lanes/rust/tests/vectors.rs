@@ -6,10 +6,11 @@ use common::{hex, unhex, vector_cases, Json};
 use crossrun_lane::buffer::RecvBuf;
 use crossrun_lane::client::{encode_requests, Client, ClientPhase};
 use crossrun_lane::codec::{self, Counts, Header, Totals, Workload};
+use crossrun_lane::cpu::CpuTimes;
 use crossrun_lane::histogram::{self, Histogram};
 use crossrun_lane::payload;
 use crossrun_lane::reject::{Reject, Rejection};
-use crossrun_lane::server::{Server, ServerState};
+use crossrun_lane::server::{Server, ServerOutcome, ServerState};
 
 fn workload(j: &Json) -> Workload {
     Workload {
@@ -101,6 +102,12 @@ fn new_buf() -> RecvBuf {
 /// A whole session between the two state machines, in memory: returns
 /// both byte streams and the client's totals.
 fn simulate(w: Workload) -> (Vec<u8>, Vec<u8>, Totals) {
+    let (c_all, s_all, totals, _) = simulate_both(w);
+    (c_all, s_all, totals)
+}
+
+/// The same, with the server's counts too.
+fn simulate_both(w: Workload) -> (Vec<u8>, Vec<u8>, Totals, Counts) {
     let mut client = Client::new(w);
     let mut server = Server::new();
     let (mut crb, mut srb) = (new_buf(), new_buf());
@@ -126,7 +133,7 @@ fn simulate(w: Workload) -> (Vec<u8>, Vec<u8>, Totals) {
     assert_eq!(server.state(), ServerState::AfterByeAck);
     server.on_eof(0).unwrap();
     assert_eq!(client.latency().count(), w.round_trips, "{:?}", w);
-    (c_all, s_all, client.totals())
+    (c_all, s_all, client.totals(), server.counts())
 }
 
 #[test]
@@ -736,6 +743,52 @@ fn latency_of_the_measured_round_trips() {
             (histogram::index(500), 1)
         ]
     );
+}
+
+/// The server's result line (lanes/README.md): its counts mirror the
+/// client's.
+#[test]
+fn server_result_line() {
+    let w = Workload {
+        warmup: 3,
+        round_trips: 20,
+        payload_bytes: 10,
+        max_in_flight: 4,
+    };
+    let (_, _, t, counts) = simulate_both(w);
+    let cpu = Some(CpuTimes {
+        user_us: 12,
+        system_us: 34,
+    });
+    let line = ServerOutcome {
+        workload: w,
+        counts,
+        cpu,
+    }
+    .json();
+    let j = Json::parse(&line).unwrap();
+    for (key, want) in [
+        ("round_trips", 20),
+        ("warmup_round_trips", 3),
+        ("payload_bytes", 10),
+        ("max_in_flight", 4),
+        ("frames_sent", t.frames_received),
+        ("frames_received", t.frames_sent),
+        ("bytes_sent", t.bytes_received),
+        ("bytes_received", t.bytes_sent),
+        ("cpu_user_us", 12),
+        ("cpu_system_us", 34),
+    ] {
+        assert_eq!(j.at(key).u64(), want, "{}: {}", key, line);
+    }
+    assert_eq!(j.at("runtime").str(), "rust");
+    let unreported = ServerOutcome {
+        workload: w,
+        counts,
+        cpu: None,
+    }
+    .json();
+    assert!(!unreported.contains("cpu_"), "{}", unreported);
 }
 
 #[test]
