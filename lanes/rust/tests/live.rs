@@ -149,11 +149,6 @@ fn session(w: u64, n: u64, p: u32, m: u32) {
     );
     assert_eq!(client.stderr, "", "{}", what);
     assert_eq!(server.stderr, "", "{}", what);
-    assert_eq!(
-        server.stdout, "",
-        "{}: only READY on the server's stdout",
-        what
-    );
     let lines: Vec<&str> = client.stdout.lines().collect();
     assert_eq!(lines.len(), 1, "{}: {:?}", what, client.stdout);
     let j = lines[0];
@@ -176,6 +171,31 @@ fn session(w: u64, n: u64, p: u32, m: u32) {
     assert_eq!(field(j, "bytes_received"), t.bytes_received);
     assert!(field(j, "elapsed_ns") > 0);
     check_cost(j, n);
+    check_server_line(&server.stdout, &wl, j);
+}
+
+/// After READY, the server's stdout is its result line (lanes/README.md):
+/// the workload, counts that mirror the client's line, and its CPU.
+fn check_server_line(stdout: &str, w: &Workload, client_line: &str) {
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "one result line after READY: {:?}", stdout);
+    assert!(stdout.ends_with('\n'), "{:?}", stdout);
+    let j = Json::parse(lines[0]).unwrap_or_else(|e| panic!("{}: {}", e, lines[0]));
+    assert_eq!(j.at("runtime").str(), "rust");
+    for (key, want) in [
+        ("round_trips", w.round_trips),
+        ("warmup_round_trips", w.warmup),
+        ("payload_bytes", w.payload_bytes as u64),
+        ("max_in_flight", w.max_in_flight as u64),
+        ("frames_sent", field(client_line, "frames_received")),
+        ("frames_received", field(client_line, "frames_sent")),
+        ("bytes_sent", field(client_line, "bytes_received")),
+        ("bytes_received", field(client_line, "bytes_sent")),
+    ] {
+        assert_eq!(j.at(key).u64(), want, "{}: {}", key, lines[0]);
+    }
+    j.at("cpu_user_us").u64();
+    j.at("cpu_system_us").u64();
 }
 
 /// The cost fields of a client's result line (lanes/README.md): CPU over
@@ -480,6 +500,12 @@ fn server_clean_session_exits_zero() {
     assert!(rest.is_empty());
     assert!(f.status.success(), "{:?} {}", f.status, f.stderr);
     assert_eq!(f.stderr, "");
+    let t = W.expected_totals();
+    let client_line = format!(
+        "{{\"frames_sent\":{},\"frames_received\":{},\"bytes_sent\":{},\"bytes_received\":{}}}",
+        t.frames_sent, t.frames_received, t.bytes_sent, t.bytes_received
+    );
+    check_server_line(&f.stdout, &W, &client_line);
 }
 
 // ---- the client against a raw server ----

@@ -1,5 +1,6 @@
 //! `server --listen ADDR`: prints `READY <port>`, serves one session, and
-//! exits 0 after the end of stream that follows its BYE_ACK.
+//! after the end of stream that follows its BYE_ACK prints its result as
+//! one JSON line and exits 0.
 
 use std::io::Write;
 use std::net::TcpListener;
@@ -50,8 +51,16 @@ fn main() {
     drop(listener);
     let _ = stream.set_nodelay(true);
     match server::serve(&mut stream) {
-        Ok(_) => {
+        Ok(outcome) => {
             drop(stream);
+            let mut out = std::io::stdout().lock();
+            if writeln!(out, "{}", outcome.json())
+                .and_then(|_| out.flush())
+                .is_err()
+            {
+                eprintln!("server: cannot write the result line");
+                exit(cli::EXIT_FAILURE);
+            }
             exit(0);
         }
         Err(r) => {
