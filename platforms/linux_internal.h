@@ -29,6 +29,10 @@ int linux_tree_settle(struct platform_proc *proc, struct platform_exit *ex,
 void linux_tree_release(struct platform_proc *proc);
 int linux_tree_running(struct platform_proc *proc);
 
+/* 1 when group is the process group of a peer started by the helper whose
+ * whole tree has ended (the helper reaped its last process). */
+int linux_tree_group_ended(long group);
+
 /* 1 when pid is the helper of a peer not yet released. */
 int linux_tree_is_helper(long pid);
 

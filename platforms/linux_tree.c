@@ -511,6 +511,14 @@ int linux_tree_sample(const struct platform_proc *proc,
     }
     if (hwm > m->sampled_hwm)
       m->sampled_hwm = hwm;
+    if (i > 0) {
+      /* Read again: a child seen between fork and exec had its parent's
+       * name. */
+      char comm[32];
+      read_comm(m->pid, comm, sizeof(comm));
+      if (comm[0] != '\0')
+        snprintf(m->comm, sizeof(m->comm), "%s", comm);
+    }
     snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", m->pid, m->pid);
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -546,8 +554,14 @@ void linux_tree_exit_record(long tgid, long ppid, const char *comm,
     m = member_find(t, tgid);
     if (m == NULL && (ppid == t->helper_pid || member_find(t, ppid) != NULL))
       m = member_add(t, tgid, ppid, comm);
-    if (m != NULL && hiwater_bytes > m->acct_hwm)
+    if (m == NULL)
+      continue;
+    if (hiwater_bytes > m->acct_hwm)
       m->acct_hwm = hiwater_bytes;
+    /* Its name at its end: a child seen between fork and exec had its
+     * parent's. */
+    if (!m->reaped && comm[0] != '\0')
+      snprintf(m->comm, sizeof(m->comm), "%s", comm);
   }
 }
 
@@ -668,6 +682,18 @@ int linux_tree_settle(struct platform_proc *proc, struct platform_exit *ex,
   }
   snprintf(ex->label, sizeof(ex->label), "%s, tree of %d: %s", kind, t->seen,
            names);
+  return 0;
+}
+
+int linux_tree_group_ended(long group)
+{
+  for (int i = 0; i < TREE_PEERS_MAX; i++) {
+    struct tree_peer *t = peers[i];
+    if (t != NULL && t->n > 0 && t->m[0].pid == group) {
+      report_read(t, group);
+      return t->got_end;
+    }
+  }
   return 0;
 }
 

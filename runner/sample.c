@@ -24,6 +24,11 @@
 #define READ_CHUNK 65536
 #define PIPE_DRAIN_GRACE_NS (200 * 1000000ull)
 #define PORT_ATTEMPTS 20
+/* The timer's period when every peer's end comes as an event (the
+ * platform's event_fd): it then only enforces deadlines and takes the
+ * readings of memory between the moments output arrives, so its cost to
+ * the coordinator, and to the machine the peers share, stays small. */
+#define SLOW_TICK_MS 200
 
 struct sample_exec;
 
@@ -34,6 +39,8 @@ struct peer {
   struct platform_proc proc;
   struct platform_exit ex; /* as reaped, then as settled */
   int running;
+  uv_poll_t event; /* proc.event_fd: its end, told at once */
+  int event_open;
   uv_pipe_t out_pipe, err_pipe;
   int out_open, err_open;
   uint64_t started_ns;
@@ -76,6 +83,8 @@ struct sample_exec {
   char spawn_msg[256];
   uint64_t start_ns;
   uint64_t all_reaped_ns;
+  int finished; /* the loop's handles are closed or closing */
+  uint64_t tick_ms;
   char chunk[READ_CHUNK];
 };
 
@@ -204,11 +213,13 @@ static void check_server_stdout(struct sample_exec *x, int at_end)
 }
 
 static void sample_memory(struct peer *p);
+static void step(struct sample_exec *x);
 
 static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 {
   struct peer *p = stream->data;
   int is_out = stream == (uv_stream_t *)&p->out_pipe;
+  int was_ready = p->x->ready;
 
   /* Output comes at the moments that matter (READY, the result line just
    * before the client exits, a last message before a failure): a reading
@@ -224,6 +235,8 @@ static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
       if (p == &p->x->server) {
         parse_ready(p->x);
         check_server_stdout(p->x, 0);
+        if (p->x->ready && !was_ready)
+          step(p->x); /* the client starts now, not at the next tick */
       }
     } else {
       if (p->said_ns == 0)
@@ -236,6 +249,21 @@ static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
     if (is_out && p == &p->x->server)
       check_server_stdout(p->x, 1);
     close_pipe((uv_pipe_t *)stream, is_out ? &p->out_open : &p->err_open);
+    step(p->x);
+  }
+}
+
+static void on_event(uv_poll_t *h, int status, int events)
+{
+  struct peer *p = h->data;
+  step(p->x);
+}
+
+static void close_event(struct peer *p)
+{
+  if (p->event_open) {
+    p->event_open = 0;
+    uv_close((uv_handle_t *)&p->event, NULL);
   }
 }
 
@@ -284,6 +312,19 @@ static int start_peer(struct sample_exec *x, struct peer *p,
     platform_terminate(&p->proc, 1);
     p->rep->forced = 1;
     return -1;
+  }
+  if (p->proc.event_fd >= 0 &&
+      uv_poll_init(&x->loop, &p->event, p->proc.event_fd) == 0) {
+    p->event.data = p;
+    p->event_open = 1;
+    if (uv_poll_start(&p->event, UV_READABLE | UV_DISCONNECT, on_event) != 0)
+      close_event(p);
+  }
+  if (!p->event_open && x->tick_ms != x->spec->limits.tick_ms) {
+    /* Its end is seen only by polling: at the fast period. */
+    x->tick_ms = x->spec->limits.tick_ms;
+    uv_timer_set_repeat(&x->tick, x->tick_ms);
+    uv_timer_again(&x->tick);
   }
   return 0;
 }
@@ -454,6 +495,7 @@ static void watch_peer(struct peer *p, uint64_t now)
   if (platform_try_reap(&p->proc, &ex, err, sizeof(err)) != 1)
     return;
   p->running = 0;
+  close_event(p);
   r->reaped = 1;
   p->end_ns = now;
   if (p == &p->x->server && p->x->ready)
@@ -504,16 +546,22 @@ static void finish_if_done(struct sample_exec *x, uint64_t now)
   close_pipe(&x->client.err_pipe, &x->client.err_open);
   if (!x->ready && !x->ready_failed && x->server.rep->started)
     server_ended_before_ready(x);
+  close_event(&x->server);
+  close_event(&x->client);
+  x->finished = 1;
   uv_timer_stop(&x->tick);
   uv_close((uv_handle_t *)&x->tick, NULL);
 }
 
-static void on_tick(uv_timer_t *t)
+/* Everything the executor decides, on the timer and at once on the events
+ * that matter (a peer's end, READY, a pipe's end). */
+static void step(struct sample_exec *x)
 {
-  struct sample_exec *x = t->data;
   struct peer *s = &x->server, *c = &x->client;
   uint64_t now = uv_hrtime();
 
+  if (x->finished)
+    return;
   watch_peer(s, now);
   watch_peer(c, now);
   if (x->spec->stop != NULL && *x->spec->stop && !x->interrupted) {
@@ -523,9 +571,12 @@ static void on_tick(uv_timer_t *t)
     s->term_next_ns = c->term_next_ns = now; /* no grace: kill now */
   }
   /* A server that ended without READY is judged once its stdout is at its
-   * end: a READY it printed just before exiting is still read first. */
+   * end: a READY it printed just before exiting is still read first; and
+   * its stderr too, whose last message (why it ended) can come in the same
+   * turn of the loop as the end that is now told at once. A descendant
+   * holding either open is waited for by finish_if_done's grace. */
   if (!x->ready && !x->ready_failed) {
-    if (!s->running && s->rep->started && !s->out_open)
+    if (!s->running && s->rep->started && !s->out_open && !s->err_open)
       server_ended_before_ready(x);
     else if ((s->running || server_tree_starting(x)) && now >= s->deadline_ns) {
       x->ready_failed = 1;
@@ -559,6 +610,11 @@ static void on_tick(uv_timer_t *t)
   escalate(s, now);
   escalate(c, now);
   finish_if_done(x, now);
+}
+
+static void on_tick(uv_timer_t *t)
+{
+  step(t->data);
 }
 
 static void init_report(struct model_peer *r)
@@ -673,6 +729,8 @@ int sample_run(const struct sample_spec *spec, struct model_sample *res,
   struct sample_exec *x;
   const char *argv[MODEL_ARGV_MAX];
   char listen[96];
+  uv_rusage_t ru_start, ru_end;
+  int have_ru = uv_getrusage(&ru_start) == 0;
   int rc;
 
   memset(res, 0, sizeof(*res));
@@ -717,6 +775,8 @@ int sample_run(const struct sample_spec *spec, struct model_sample *res,
   }
   uv_timer_init(&x->loop, &x->tick);
   x->tick.data = x;
+  x->tick_ms =
+      spec->limits.tick_ms > SLOW_TICK_MS ? spec->limits.tick_ms : SLOW_TICK_MS;
 
   endpoint_text(listen, sizeof(listen), spec->host, 0);
   const char *extra[] = {"--listen", listen, NULL};
@@ -727,7 +787,9 @@ int sample_run(const struct sample_spec *spec, struct model_sample *res,
     x->server.deadline_ns =
         x->server.started_ns + ms_ns(spec->limits.ready_timeout_ms);
   }
-  uv_timer_start(&x->tick, on_tick, 0, spec->limits.tick_ms);
+  if (!x->server.event_open)
+    x->tick_ms = spec->limits.tick_ms;
+  uv_timer_start(&x->tick, on_tick, 0, x->tick_ms);
   uv_run(&x->loop, UV_RUN_DEFAULT);
   uv_loop_close(&x->loop);
 
@@ -770,6 +832,20 @@ out_temp : {
 }
 out_free:
   res->wall_ns = uv_hrtime() - x->start_ns;
+  /* The coordinator's own cost during the sample: its CPU (libuv's threads
+   * included; the peers and the helpers are children, not counted). */
+  if (have_ru && uv_getrusage(&ru_end) == 0)
+    res->coordinator_cpu_ns =
+        (ru_end.ru_utime.tv_sec - ru_start.ru_utime.tv_sec +
+         ru_end.ru_stime.tv_sec - ru_start.ru_stime.tv_sec) *
+            1000000000ll +
+        (ru_end.ru_utime.tv_usec - ru_start.ru_utime.tv_usec +
+         ru_end.ru_stime.tv_usec - ru_start.ru_stime.tv_usec) *
+            1000ll;
+  else
+    res->coordinator_cpu_ns = -1;
+  res->coordinator_peak_rss_bytes = platform_self_peak_rss_bytes();
+  res->coordinator_tick_ms = x->tick_ms;
   platform_proc_release(&x->server.proc);
   platform_proc_release(&x->client.proc);
   capture_release(&x->server.out);

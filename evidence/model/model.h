@@ -185,6 +185,11 @@ struct model_sample {
   struct model_leftovers leftovers;
   int port_attempts;
   char temp_dir[MODEL_PATH_MAX]; /* removed; kept to scrub it from text */
+  /* The coordinator's own CPU during the sample (-1 unknown), its peak RSS
+   * at the sample's end, and the period of its timer. */
+  int64_t coordinator_cpu_ns;
+  int64_t coordinator_peak_rss_bytes;
+  uint64_t coordinator_tick_ms;
 };
 
 /* Frees what a sample holds (its peers' stderr captures). */

@@ -242,6 +242,7 @@ static json_object *sample_json(const struct evidence_run *run,
                peer_json(s, &r->server, r->status != MODEL_PASSED));
   evidence_put(o, "client",
                peer_json(s, &r->client, r->status != MODEL_PASSED));
+  evidence_put(o, "coordinator", evidence_sample_coordinator_json(r));
   evidence_put(o, "retried", json_object_new_boolean(es->retried));
   evidence_put(o, "first_attempt",
                es->retried ? first_attempt_json(s, &es->first_attempt) : NULL);
@@ -550,6 +551,7 @@ static json_object *document(const struct evidence_run *run)
   evidence_put(doc, "lanes", lanes);
   evidence_put(doc, "comparisons", comparisons_json(run));
   evidence_put(doc, "cleanliness", evidence_cleanliness_json(run));
+  evidence_put(doc, "coordinator", evidence_run_coordinator_json(run));
   sanitize_release(&s);
   return doc;
 }

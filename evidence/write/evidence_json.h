@@ -34,6 +34,11 @@ void evidence_peer_tree_fields(const struct sanitize *s,
                                const struct model_peer *p, json_object *peer,
                                json_object *cpu, json_object *mem);
 
+/* The coordinator's cost during one sample, and summed over the run's
+ * samples (evidence_tree.c). */
+json_object *evidence_sample_coordinator_json(const struct model_sample *r);
+json_object *evidence_run_coordinator_json(const struct evidence_run *run);
+
 /* The runtimes the lanes used: commands, toolchain, status, package. */
 json_object *evidence_runtimes_json(const struct evidence_run *run,
                                     const struct sanitize *s);
