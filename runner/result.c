@@ -7,6 +7,8 @@
 #include <string.h>
 #include <json-c/json.h>
 
+#include "protocol/histogram.h"
+
 struct field {
   const char *name;
   size_t offset;
@@ -23,19 +25,178 @@ static const struct field fields[] = {
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
-static int64_t *field_ptr(struct model_client_result *r, const struct field *f)
+#define SERVER_FIELD(name)                                                     \
+  {                                                                            \
+#name, offsetof(struct model_server_result, name)                          \
+  }
+static const struct field server_fields[] = {
+    SERVER_FIELD(round_trips),   SERVER_FIELD(warmup_round_trips),
+    SERVER_FIELD(payload_bytes), SERVER_FIELD(max_in_flight),
+    SERVER_FIELD(frames_sent),   SERVER_FIELD(frames_received),
+    SERVER_FIELD(bytes_sent),    SERVER_FIELD(bytes_received),
+    SERVER_FIELD(cpu_user_us),   SERVER_FIELD(cpu_system_us),
+};
+#define NSERVER_FIELDS (sizeof(server_fields) / sizeof(server_fields[0]))
+
+/* A non-negative integer, or with nullable a null (-1). Returns 0, or -1
+ * with what is wrong with field (named as written) in err. */
+static int get_count(struct json_object *v, const char *whose,
+                     const char *field, int nullable, int64_t *out, char *err,
+                     size_t errlen)
 {
-  return (int64_t *)((char *)r + f->offset);
+  if (nullable && v == NULL) {
+    *out = -1;
+    return 0;
+  }
+  if (!json_object_is_type(v, json_type_int)) {
+    snprintf(err, errlen, "'%s' in the %sresult is not an integer%s", field,
+             whose, nullable ? " or null" : "");
+    return -1;
+  }
+  errno = 0;
+  *out = json_object_get_int64(v);
+  if (*out < 0 || errno == ERANGE) {
+    snprintf(err, errlen, "'%s' in the %sresult is out of range", field, whose);
+    return -1;
+  }
+  return 0;
+}
+
+/* Reads the required integer fields of f[0..n) from obj into the struct
+ * at base. */
+static int get_fields(struct json_object *obj, const struct field *f, size_t n,
+                      void *base, const char *whose, char *err, size_t errlen)
+{
+  struct json_object *v;
+
+  for (size_t i = 0; i < n; i++) {
+    if (!json_object_object_get_ex(obj, f[i].name, &v)) {
+      snprintf(err, errlen, "the %sresult has no '%s'", whose, f[i].name);
+      return -1;
+    }
+    if (get_count(v, whose, f[i].name, 0,
+                  (int64_t *)((char *)base + f[i].offset), err, errlen) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* latency (lanes/README.md): {"count", "min", "max", "p50", "p90", "p99",
+ * "p99_9", "buckets": [[index, count], ...]}; whether the figures agree
+ * with the buckets is model_latency_check's. */
+static int get_latency(struct json_object *o, struct model_latency *l,
+                       char *err, size_t errlen)
+{
+  static const char *const names[] = {"min", "max", "p50",
+                                      "p90", "p99", "p99_9"};
+  int64_t *const figures[] = {&l->min, &l->max, &l->p50,
+                              &l->p90, &l->p99, &l->p99_9};
+  struct json_object *v, *buckets;
+  char field[32];
+  size_t n;
+
+  if (!json_object_is_type(o, json_type_object)) {
+    snprintf(err, errlen, "'latency' in the result is not an object");
+    return -1;
+  }
+  if (!json_object_object_get_ex(o, "count", &v)) {
+    snprintf(err, errlen, "the result has no 'latency.count'");
+    return -1;
+  }
+  if (get_count(v, "", "latency.count", 0, &l->count, err, errlen) != 0)
+    return -1;
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+    snprintf(field, sizeof(field), "latency.%s", names[i]);
+    if (!json_object_object_get_ex(o, names[i], &v)) {
+      snprintf(err, errlen, "the result has no '%s'", field);
+      return -1;
+    }
+    if (get_count(v, "", field, 1, figures[i], err, errlen) != 0)
+      return -1;
+  }
+  if (!json_object_object_get_ex(o, "buckets", &buckets) ||
+      !json_object_is_type(buckets, json_type_array)) {
+    snprintf(err, errlen, "'latency.buckets' in the result is not an array");
+    return -1;
+  }
+  n = json_object_array_length(buckets);
+  if (n > HIST_BUCKETS) {
+    snprintf(err, errlen,
+             "'latency.buckets' in the result has %zu pairs, more than the "
+             "%d buckets there are",
+             n, HIST_BUCKETS);
+    return -1;
+  }
+  l->buckets = n > 0 ? calloc(n, sizeof(*l->buckets)) : NULL;
+  if (n > 0 && l->buckets == NULL) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++) {
+    struct json_object *pair = json_object_array_get_idx(buckets, i);
+    int64_t index, count;
+    snprintf(field, sizeof(field), "latency.buckets[%zu]", i);
+    if (!json_object_is_type(pair, json_type_array) ||
+        json_object_array_length(pair) != 2) {
+      snprintf(err, errlen, "'%s' in the result is not a pair [index, count]",
+               field);
+      return -1;
+    }
+    if (get_count(json_object_array_get_idx(pair, 0), "", field, 0, &index, err,
+                  errlen) != 0 ||
+        get_count(json_object_array_get_idx(pair, 1), "", field, 0, &count, err,
+                  errlen) != 0)
+      return -1;
+    if (index >= HIST_BUCKETS) {
+      snprintf(err, errlen,
+               "'%s' in the result has index %" PRId64 ", outside 0..%d", field,
+               index, HIST_BUCKETS - 1);
+      return -1;
+    }
+    l->buckets[i].index = (int)index;
+    l->buckets[i].count = count;
+    l->nbuckets++;
+  }
+  return 0;
+}
+
+/* The line as one JSON object: a new reference, or NULL with the problem
+ * in err. */
+static struct json_object *line_object(const char *line, size_t len,
+                                       const char *whose, char *err,
+                                       size_t errlen)
+{
+  struct json_tokener *tok = json_tokener_new();
+  struct json_object *obj;
+
+  if (tok == NULL) {
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  obj = json_tokener_parse_ex(tok, line, (int)len);
+  if (obj == NULL || json_tokener_get_parse_end(tok) != len ||
+      memchr(line, '\0', len) != NULL) {
+    snprintf(err, errlen, "the %sresult line is not one JSON object: '%.*s'",
+             whose, (int)(len < 60 ? len : 60), line);
+    json_object_put(obj);
+    obj = NULL;
+  } else if (!json_object_is_type(obj, json_type_object)) {
+    snprintf(err, errlen, "the %sresult line is JSON but not an object", whose);
+    json_object_put(obj);
+    obj = NULL;
+  }
+  json_tokener_free(tok);
+  return obj;
 }
 
 int result_parse(const char *line, size_t len, struct model_client_result *r,
                  char *err, size_t errlen)
 {
-  struct json_tokener *tok;
   struct json_object *obj, *v;
   int rc = -1;
 
   memset(r, 0, sizeof(*r));
+  r->cpu_user_us = r->cpu_system_us = MODEL_NOT_REPORTED;
   while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
     len--;
   if (len == 0) {
@@ -50,38 +211,21 @@ int result_parse(const char *line, size_t len, struct model_client_result *r,
     snprintf(err, errlen, "the client printed more than one line");
     return -1;
   }
-  tok = json_tokener_new();
-  if (tok == NULL) {
-    snprintf(err, errlen, "out of memory");
+  obj = line_object(line, len, "", err, errlen);
+  if (obj == NULL)
     return -1;
-  }
-  obj = json_tokener_parse_ex(tok, line, (int)len);
-  if (obj == NULL || json_tokener_get_parse_end(tok) != len) {
-    snprintf(err, errlen, "the result line is not one JSON object: '%.*s'",
-             (int)(len < 60 ? len : 60), line);
+  if (get_fields(obj, fields, NFIELDS, r, "", err, errlen) != 0)
     goto out;
-  }
-  if (!json_object_is_type(obj, json_type_object)) {
-    snprintf(err, errlen, "the result line is JSON but not an object");
+  if (json_object_object_get_ex(obj, "cpu_user_us", &v) &&
+      get_count(v, "", "cpu_user_us", 0, &r->cpu_user_us, err, errlen) != 0)
     goto out;
-  }
-  for (size_t i = 0; i < NFIELDS; i++) {
-    if (!json_object_object_get_ex(obj, fields[i].name, &v)) {
-      snprintf(err, errlen, "the result has no '%s'", fields[i].name);
+  if (json_object_object_get_ex(obj, "cpu_system_us", &v) &&
+      get_count(v, "", "cpu_system_us", 0, &r->cpu_system_us, err, errlen) != 0)
+    goto out;
+  if (json_object_object_get_ex(obj, "latency", &v)) {
+    r->has_latency = 1;
+    if (get_latency(v, &r->latency, err, errlen) != 0)
       goto out;
-    }
-    if (!json_object_is_type(v, json_type_int)) {
-      snprintf(err, errlen, "'%s' in the result is not an integer",
-               fields[i].name);
-      goto out;
-    }
-    errno = 0;
-    *field_ptr(r, &fields[i]) = json_object_get_int64(v);
-    if (*field_ptr(r, &fields[i]) < 0 || errno == ERANGE) {
-      snprintf(err, errlen, "'%s' in the result is out of range",
-               fields[i].name);
-      goto out;
-    }
   }
   if (json_object_object_get_ex(obj, "runtime", &v) &&
       json_object_is_type(v, json_type_string))
@@ -89,8 +233,92 @@ int result_parse(const char *line, size_t len, struct model_client_result *r,
   rc = 0;
 out:
   json_object_put(obj);
-  json_tokener_free(tok);
   return rc;
+}
+
+int result_server_parse(const char *line, size_t len,
+                        struct model_server_result *r, char *err, size_t errlen)
+{
+  struct json_object *obj, *v;
+  int rc;
+
+  memset(r, 0, sizeof(*r));
+  while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+    len--;
+  if (len > RESULT_SERVER_LINE_MAX) {
+    snprintf(err, errlen, "the server's result line is over %d bytes",
+             RESULT_SERVER_LINE_MAX);
+    return -1;
+  }
+  obj = line_object(line, len, "server's ", err, errlen);
+  if (obj == NULL)
+    return -1;
+  rc = get_fields(obj, server_fields, NSERVER_FIELDS, r, "server's ", err,
+                  errlen);
+  if (rc == 0 && json_object_object_get_ex(obj, "runtime", &v) &&
+      json_object_is_type(v, json_type_string))
+    snprintf(r->runtime, sizeof(r->runtime), "%s", json_object_get_string(v));
+  json_object_put(obj);
+  return rc;
+}
+
+int result_server_check(const struct model_server_result *r,
+                        const struct proto_workload *w,
+                        const struct model_client_result *client, char *err,
+                        size_t errlen)
+{
+  struct proto_totals t;
+  proto_totals_expected(w, &t);
+  /* What the server received is what a client sends, and the reverse. */
+  const struct {
+    const char *name;
+    int64_t got;
+    uint64_t want;
+  } expect[] = {
+      {"round_trips", r->round_trips, w->round_trips},
+      {"warmup_round_trips", r->warmup_round_trips, w->warmup},
+      {"payload_bytes", r->payload_bytes, w->payload_bytes},
+      {"max_in_flight", r->max_in_flight, w->max_in_flight},
+      {"frames_sent", r->frames_sent, t.frames_received},
+      {"frames_received", r->frames_received, t.frames_sent},
+      {"bytes_sent", r->bytes_sent, t.bytes_received},
+      {"bytes_received", r->bytes_received, t.bytes_sent},
+  };
+  int n = (int)(sizeof(expect) / sizeof(expect[0]));
+
+  for (int i = 0; i < n; i++) {
+    if ((uint64_t)expect[i].got != expect[i].want) {
+      snprintf(err, errlen,
+               "server result '%s' is %" PRId64 ", expected %" PRIu64,
+               expect[i].name, expect[i].got, expect[i].want);
+      return -1;
+    }
+  }
+  if (client == NULL)
+    return 0;
+  {
+    const struct {
+      const char *name, *client_name;
+      int64_t got, client;
+    } other[] = {
+        {"frames_received", "frames_sent", r->frames_received,
+         client->frames_sent},
+        {"frames_sent", "frames_received", r->frames_sent,
+         client->frames_received},
+        {"bytes_received", "bytes_sent", r->bytes_received, client->bytes_sent},
+        {"bytes_sent", "bytes_received", r->bytes_sent, client->bytes_received},
+    };
+    for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+      if (other[i].got != other[i].client) {
+        snprintf(err, errlen,
+                 "server result '%s' is %" PRId64
+                 ", but the client's '%s' is %" PRId64,
+                 other[i].name, other[i].got, other[i].client_name,
+                 other[i].client);
+        return -1;
+      }
+  }
+  return 0;
 }
 
 int result_is_json_object(const char *line, size_t len)
@@ -168,5 +396,8 @@ int result_check(const struct model_client_result *r,
              r->elapsed_ns, lifetime_ns);
     return -1;
   }
+  if (r->has_latency)
+    return model_latency_check(&r->latency, r->round_trips, r->elapsed_ns, err,
+                               errlen);
   return 0;
 }

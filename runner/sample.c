@@ -723,6 +723,23 @@ static void parse_client_result(struct sample_exec *x)
                                   sizeof(res->checks[0].reason)) == 0;
 }
 
+/* The server's result line, when its stdout held one and nothing more
+ * (check_server_stdout took it): its parse fills the server_result check's
+ * reason when it fails. */
+static void parse_server_result(struct sample_exec *x)
+{
+  struct model_sample *res = x->res;
+
+  if (x->result_line_bytes == 0 || x->stdout_extra)
+    return;
+  res->server_printed_result = 1;
+  res->have_server_result =
+      result_server_parse(x->server.out.buf + x->ready_line_bytes,
+                          x->result_line_bytes, &res->server_result,
+                          res->checks[MODEL_CHECK_SERVER_RESULT].reason,
+                          sizeof(res->checks[0].reason)) == 0;
+}
+
 int sample_run(const struct sample_spec *spec, struct model_sample *res,
                char *err, size_t errlen)
 {
@@ -796,6 +813,7 @@ int sample_run(const struct sample_spec *spec, struct model_sample *res,
   if (res->server.started || res->client.started)
     check_cleanup(x);
   parse_client_result(x);
+  parse_server_result(x);
   {
     struct verdict_input in = {
         .ready = x->ready,

@@ -118,6 +118,36 @@ static void check_result(const struct verdict_input *in,
              "no result: the client did not exit with 0");
 }
 
+/* The server's result line is optional (lanes/README.md): without one
+ * its figures are not reported and the check passes; one that is there
+ * must agree with the workload and with the client. */
+static void check_server_result(const struct verdict_input *in,
+                                struct model_sample *res)
+{
+  struct model_check_outcome *ck = &res->checks[MODEL_CHECK_SERVER_RESULT];
+  const struct model_check_outcome *client =
+      &res->checks[MODEL_CHECK_CLIENT_RESULT];
+
+  ck->ran = exited_with(&res->server, 0) && in->ready && !in->stdout_extra;
+  ck->passed = 0;
+  if (!ck->ran) {
+    snprintf(ck->reason, sizeof(ck->reason),
+             "no result: the server did not exit with 0");
+  } else if (!res->server_printed_result) {
+    ck->passed = 1;
+    snprintf(ck->reason, sizeof(ck->reason),
+             "no result line: the server's figures are not reported");
+  } else if (res->have_server_result &&
+             result_server_check(&res->server_result, in->workload,
+                                 client->passed ? &res->result : NULL,
+                                 ck->reason, sizeof(ck->reason)) == 0) {
+    ck->passed = 1;
+    snprintf(ck->reason, sizeof(ck->reason),
+             "counts and wire bytes match the workload%s",
+             client->passed ? " and the client's" : "");
+  }
+}
+
 /* The runner's own errors: interrupted, or a peer it could not start.
  * Returns 1 when one decided the sample. */
 static int decide_error(const struct verdict_input *in,
@@ -162,8 +192,9 @@ static int decide_unsupported(const struct verdict_input *in,
 /* The faults a sample can show, in the order that breaks a tie between
  * faults seen at the same moment (in one tick of the executor): a
  * rejection a peer named, client first, then a signal, a deadline, more
- * than READY on the server's stdout, an exit, the result, and the cleanup
- * checks, which are only seen after everything else. */
+ * than READY on the server's stdout, an exit, the client's result, the
+ * server's, and the cleanup checks, which are only seen after everything
+ * else. */
 enum fault {
   FAULT_CLIENT_REJECTION,
   FAULT_SERVER_REJECTION,
@@ -175,6 +206,7 @@ enum fault {
   FAULT_CLIENT_EXIT,
   FAULT_SERVER_EXIT,
   FAULT_RESULT,
+  FAULT_SERVER_RESULT,
   FAULT_ORPHANS,
   FAULT_PORT,
   FAULT_TEMP,
@@ -214,6 +246,8 @@ static const struct {
                            "server "},
     [FAULT_RESULT] = {"result", "result_mismatch", MODEL_CHECK_CLIENT_RESULT,
                       ""},
+    [FAULT_SERVER_RESULT] = {"result", "result_mismatch",
+                             MODEL_CHECK_SERVER_RESULT, ""},
     [FAULT_ORPHANS] = {"cleanup", "orphan_process", MODEL_CHECK_NO_ORPHANS, ""},
     [FAULT_PORT] = {"cleanup", "port_not_free", MODEL_CHECK_PORT_FREE, ""},
     [FAULT_TEMP] = {"cleanup", "temp_not_clean", MODEL_CHECK_TEMP_CLEAN, ""},
@@ -270,12 +304,16 @@ static int decide_earliest_fault(const struct verdict_input *in,
   seen[FAULT_CLIENT_EXIT] = !ck[MODEL_CHECK_CLIENT_EXIT].passed;
   seen[FAULT_SERVER_EXIT] = !ck[MODEL_CHECK_SERVER_EXIT].passed;
   seen[FAULT_RESULT] = !ck[MODEL_CHECK_CLIENT_RESULT].passed;
+  /* Not run, it follows from a fault of the server seen before. */
+  seen[FAULT_SERVER_RESULT] = ck[MODEL_CHECK_SERVER_RESULT].ran &&
+                              !ck[MODEL_CHECK_SERVER_RESULT].passed;
   seen[FAULT_ORPHANS] = !ck[MODEL_CHECK_NO_ORPHANS].passed;
   seen[FAULT_PORT] = !ck[MODEL_CHECK_PORT_FREE].passed;
   seen[FAULT_TEMP] = !ck[MODEL_CHECK_TEMP_CLEAN].passed;
   at[FAULT_CLIENT_SIGNAL] = at[FAULT_CLIENT_EXIT] = at[FAULT_RESULT] =
       in->client_end_ns;
-  at[FAULT_SERVER_SIGNAL] = at[FAULT_SERVER_EXIT] = in->server_end_ns;
+  at[FAULT_SERVER_SIGNAL] = at[FAULT_SERVER_EXIT] = at[FAULT_SERVER_RESULT] =
+      in->server_end_ns;
   at[FAULT_CLIENT_REJECTION] = said_at(in->client_said_ns, in->client_end_ns);
   at[FAULT_SERVER_REJECTION] = said_at(in->server_said_ns, in->server_end_ns);
   at[FAULT_CLIENT_TIMEOUT] = in->client_timeout_ns;
@@ -325,6 +363,7 @@ void verdict_decide(const struct verdict_input *in, struct model_sample *res)
   note_consequence(&res->checks[MODEL_CHECK_SERVER_EXIT], &res->server,
                    in->server_end_ns, in->client_terminated_ns, "client");
   check_result(in, res);
+  check_server_result(in, res);
 
   res->status = MODEL_PASSED;
   res->failure_stage = res->failure_reason = NULL;

@@ -79,6 +79,15 @@ static const struct mode {
      "a correct session, then `not json` as the result line, exit 0"},
     {"no-result", FIXTURE_CLIENT, FAULT_NO_RESULT,
      "a correct session, then no result line, exit 0"},
+    {"latency", FIXTURE_CLIENT, FAULT_LATENCY,
+     "a correct session; the result adds cpu_user_us, cpu_system_us and a "
+     "latency histogram true to its buckets"},
+    {"latency-sum", FIXTURE_CLIENT, FAULT_LATENCY_SUM,
+     "as latency, but the first bucket counts one more than round_trips"},
+    {"latency-p99", FIXTURE_CLIENT, FAULT_LATENCY_P99,
+     "as latency, but p99 is one bucket above what the buckets give"},
+    {"latency-max", FIXTURE_CLIENT, FAULT_LATENCY_MAX,
+     "as latency, but one latency (the max) is longer than elapsed_ns"},
     {"stall", FIXTURE_CLIENT, FAULT_STALL,
      "sends HELLO, then hangs holding the connection without reading, "
      "until it is killed"},

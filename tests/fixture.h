@@ -34,6 +34,10 @@ enum fixture_fault {
   FAULT_ELAPSED_0,
   FAULT_ELAPSED_LONG,
   FAULT_STALL,
+  FAULT_LATENCY, /* the latency modes, in this order */
+  FAULT_LATENCY_SUM,
+  FAULT_LATENCY_P99,
+  FAULT_LATENCY_MAX,
   /* both */
   FAULT_CLOSE_FIRST,
   FAULT_UNSUPPORTED,

@@ -11,6 +11,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <sys/resource.h>
+
+#include "protocol/histogram.h"
 #include "tests/fixture.h"
 
 enum client_state { EXPECT_HELLO_ACK, IN_SESSION, EXPECT_BYE_ACK, DONE };
@@ -264,6 +267,59 @@ static void client_session(struct client *c)
   free(c->out);
 }
 
+static struct hist latency; /* 58 KiB: not on the stack */
+
+/* The cost fields of the latency modes: CPU as getrusage gives it and a
+ * histogram of N made-up latencies within elapsed_ns, true to SPEC.md
+ * section 7's scheme, then broken as the mode says. */
+static void print_cost(uint64_t round_trips, uint64_t elapsed_ns)
+{
+  uint64_t per = round_trips ? elapsed_ns / round_trips : 0;
+  struct rusage ru;
+  int first = 1;
+
+  hist_init(&latency);
+  for (uint64_t i = 0; i < round_trips; i++)
+    hist_record(&latency, (int64_t)(per / 2 + per * (i % 10) / 20));
+  if (fixture_mode_fault == FAULT_LATENCY_MAX && round_trips > 0) {
+    /* One latency longer than the whole measured window. */
+    latency.buckets[hist_index(latency.max)]--;
+    latency.count--;
+    hist_record(&latency, (int64_t)elapsed_ns + 1);
+  }
+  getrusage(RUSAGE_SELF, &ru);
+  printf(",\"cpu_user_us\":%ld,\"cpu_system_us\":%ld",
+         (long)ru.ru_utime.tv_sec * 1000000 + (long)ru.ru_utime.tv_usec,
+         (long)ru.ru_stime.tv_sec * 1000000 + (long)ru.ru_stime.tv_usec);
+  if (latency.count == 0) {
+    printf(",\"latency\":{\"count\":0,\"min\":null,\"max\":null,"
+           "\"p50\":null,\"p90\":null,\"p99\":null,\"p99_9\":null,"
+           "\"buckets\":[]}");
+    return;
+  }
+  printf(",\"latency\":{\"count\":%" PRIu64 ",\"min\":%" PRId64
+         ",\"max\":%" PRId64 ",\"p50\":%" PRId64 ",\"p90\":%" PRId64
+         ",\"p99\":%" PRId64 ",\"p99_9\":%" PRId64 ",\"buckets\":[",
+         latency.count, latency.min, latency.max,
+         hist_percentile(&latency, HIST_P50),
+         hist_percentile(&latency, HIST_P90),
+         hist_percentile(&latency, HIST_P99) +
+             (fixture_mode_fault == FAULT_LATENCY_P99
+                  ? hist_width(hist_index(hist_percentile(&latency, HIST_P99)))
+                  : 0),
+         hist_percentile(&latency, HIST_P99_9));
+  for (int i = 0; i < HIST_BUCKETS; i++) {
+    uint64_t n = latency.buckets[i];
+    if (n == 0)
+      continue;
+    if (first && fixture_mode_fault == FAULT_LATENCY_SUM)
+      n++;
+    printf("%s[%d,%" PRIu64 "]", first ? "" : ",", i, n);
+    first = 0;
+  }
+  printf("]}");
+}
+
 int fixture_run_client(struct fixture_args *a)
 {
   struct client c;
@@ -326,10 +382,14 @@ int fixture_run_client(struct fixture_args *a)
          ",\"warmup_round_trips\":%" PRIu64 ",\"payload_bytes\":%" PRIu32
          ",\"max_in_flight\":%" PRIu32 ",\"frames_sent\":%" PRIu64
          ",\"frames_received\":%" PRIu64 ",\"bytes_sent\":%" PRIu64
-         ",\"bytes_received\":%" PRIu64 ",\"elapsed_ns\":%" PRIu64 "}\n",
+         ",\"bytes_received\":%" PRIu64 ",\"elapsed_ns\":%" PRIu64,
          c.w.round_trips - (fixture_mode_fault == FAULT_WRONG_COUNT),
          c.w.warmup, c.w.payload_bytes, c.w.max_in_flight, c.frames_sent,
          c.frames_received, c.own.bytes_sent, c.own.bytes_received,
          c.end_ns - c.start_ns);
+  if (fixture_mode_fault >= FAULT_LATENCY &&
+      fixture_mode_fault <= FAULT_LATENCY_MAX)
+    print_cost(c.w.round_trips, c.end_ns - c.start_ns);
+  printf("}\n");
   return fflush(stdout) == 0 ? 0 : 1;
 }

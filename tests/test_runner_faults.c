@@ -149,6 +149,54 @@ static void test_elapsed_bounds(void)
   }
 }
 
+/* The cost fields of a result line must be right when they are there
+ * (lanes/README.md), the server's result line too; without them the
+ * figures are not reported and the sample passes. */
+static void test_cost_fields(void)
+{
+  const struct fault_case cases[] = {
+      {"latency buckets that do not add up", c_peer(1),
+       fixture_peer("client", "latency-sum"), "result", "result_mismatch",
+       MODEL_CHECK_CLIENT_RESULT,
+       "result 'latency.buckets' counts add up to 201, expected "
+       "round_trips 200"},
+      {"a p99 the buckets do not give", c_peer(1),
+       fixture_peer("client", "latency-p99"), "result", "result_mismatch",
+       MODEL_CHECK_CLIENT_RESULT, "result 'latency.p99' is "},
+      {"a max above elapsed_ns", c_peer(1),
+       fixture_peer("client", "latency-max"), "result", "result_mismatch",
+       MODEL_CHECK_CLIENT_RESULT, "result 'latency.max' is "},
+      {"a server whose result line lies", fixture_peer("server", "result-lie"),
+       c_peer(0), "result", "result_mismatch", MODEL_CHECK_SERVER_RESULT,
+       "server result 'frames_received' is 213, expected 212"},
+  };
+  struct model_sample r;
+
+  run_faults(cases, sizeof(cases) / sizeof(cases[0]));
+  if (run_sample(&r, fixture_peer("server", "result"),
+                 fixture_peer("client", "latency")) == 0) {
+    TAP_OK(r.status == MODEL_PASSED && r.have_server_result &&
+               r.result.has_latency && r.result.latency.count == 200 &&
+               r.result.cpu_user_us >= 0 &&
+               r.server_result.frames_received == r.result.frames_sent &&
+               r.checks[MODEL_CHECK_SERVER_RESULT].passed,
+           "true cost fields from both peers pass, kept (%s: %s)", r.message,
+           r.checks[MODEL_CHECK_SERVER_RESULT].reason);
+    model_sample_release(&r);
+  }
+  if (run_sample(&r, fixture_peer("server", "ok"),
+                 fixture_peer("client", "ok")) == 0) {
+    TAP_OK(r.status == MODEL_PASSED && !r.have_server_result &&
+               !r.result.has_latency &&
+               r.result.cpu_user_us == MODEL_NOT_REPORTED &&
+               r.checks[MODEL_CHECK_SERVER_RESULT].passed,
+           "peers without the cost fields pass, their figures not reported "
+           "(%s)",
+           r.checks[MODEL_CHECK_SERVER_RESULT].reason);
+    model_sample_release(&r);
+  }
+}
+
 /* A server's whole stdout is its READY line and, after the session, at
  * most one result line holding one JSON object (lanes/README.md). */
 static void test_server_stdout(void)
@@ -278,6 +326,7 @@ int main(void)
     return tap_done();
   test_elapsed_bounds();
   test_server_stdout();
+  test_cost_fields();
   test_earliest_fault();
   test_server_closes_first();
   return tap_done();

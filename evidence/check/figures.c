@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "evidence/write/compare.h"
+#include "evidence/write/cost.h"
 #include "evidence/write/evidence.h"
+#include "protocol/histogram.h"
 
 struct walk {
   figures_sink *sink;
@@ -239,41 +241,99 @@ static int count_of(struct walk *w, json_object *s, const char *key)
   return (int)n;
 }
 
-/* What the summary and cleanliness read of one attempt: its status, the
- * client's result line, its peers, its checks and its leftovers. */
-static void attempt_of(struct walk *w, json_object *s, struct model_sample *r)
+/* The latency histogram of a result as the document holds it; a pair
+ * that is no pair of integers is read as index -1, which no histogram
+ * takes (model_latency_to_hist), so its figures are never recomputed from
+ * part of it. Returns 0, or -1 out of memory. */
+static int latency_of(json_object *o, struct model_latency *l)
+{
+  json_object *buckets = get(o, "buckets");
+  size_t n = json_object_is_type(buckets, json_type_array)
+                 ? json_object_array_length(buckets)
+                 : 0;
+
+  l->count = int_or(o, "count", 0);
+  l->min = int_or(o, "min", -1);
+  l->max = int_or(o, "max", -1);
+  l->p50 = int_or(o, "p50", -1);
+  l->p90 = int_or(o, "p90", -1);
+  l->p99 = int_or(o, "p99", -1);
+  l->p99_9 = int_or(o, "p99_9", -1);
+  if (n == 0)
+    return 0;
+  l->buckets = calloc(n, sizeof(*l->buckets));
+  if (l->buckets == NULL)
+    return -1;
+  for (size_t i = 0; i < n; i++) {
+    json_object *pair = json_object_array_get_idx(buckets, i);
+    json_object *index = json_object_array_get_idx(pair, 0);
+    json_object *count = json_object_array_get_idx(pair, 1);
+    int ok = json_object_is_type(pair, json_type_array) &&
+             json_object_array_length(pair) == 2 && is_int(index) &&
+             is_int(count) && json_object_get_int64(index) >= 0 &&
+             json_object_get_int64(index) < HIST_BUCKETS;
+    l->buckets[i].index = ok ? (int)json_object_get_int64(index) : -1;
+    l->buckets[i].count = ok ? json_object_get_int64(count) : 0;
+  }
+  l->nbuckets = (int)n;
+  return 0;
+}
+
+/* What the summary, the cost and cleanliness read of one attempt: its
+ * status, the peers' result lines, its peers, its checks and its
+ * leftovers. Returns 0, or -1 out of memory. */
+static int attempt_of(struct walk *w, json_object *s, struct model_sample *r)
 {
   json_object *res = get(s, "result"), *checks = get(s, "checks");
+  json_object *server = get(s, "server_result");
+  int rc = 0;
 
   r->status = (enum model_status)status_of(str(s, "status"));
   r->have_result = json_object_is_type(res, json_type_object);
   r->result.round_trips = int_or(res, "round_trips", 0);
   r->result.elapsed_ns = int_or(res, "elapsed_ns", 0);
+  r->result.cpu_user_us = int_or(res, "cpu_user_us", MODEL_NOT_REPORTED);
+  r->result.cpu_system_us = int_or(res, "cpu_system_us", MODEL_NOT_REPORTED);
+  r->result.has_latency =
+      json_object_is_type(get(res, "latency"), json_type_object);
+  if (r->result.has_latency)
+    rc = latency_of(get(res, "latency"), &r->result.latency);
+  r->have_server_result = r->server_printed_result =
+      json_object_is_type(server, json_type_object);
+  r->server_result.round_trips = int_or(server, "round_trips", 0);
+  r->server_result.cpu_user_us = int_or(server, "cpu_user_us", -1);
+  r->server_result.cpu_system_us = int_or(server, "cpu_system_us", -1);
   peer_of(get(s, "server"), &r->server);
   peer_of(get(s, "client"), &r->client);
   for (int i = 0; i < MODEL_CHECK_COUNT; i++) {
     const char *o =
         str(get(checks, model_check_name((enum model_check)i)), "outcome");
+    /* Evidence older than the server's result line has no such check:
+     * there, as now without a line, it passed. */
+    if (o == NULL && i == MODEL_CHECK_SERVER_RESULT)
+      o = "passed";
     r->checks[i].ran = o != NULL && !is(o, "not_run");
     r->checks[i].passed = is(o, "passed");
   }
   r->orphans.count = count_of(w, s, "processes_left");
   r->leftovers.count = count_of(w, s, "temp_entries_left");
+  return rc;
 }
 
-static void sample_of(struct walk *w, json_object *s,
-                      struct evidence_sample *es)
+static int sample_of(struct walk *w, json_object *s, struct evidence_sample *es)
 {
   json_object *first = get(s, "first_attempt");
+  int rc;
 
   es->round = (int)int_or(s, "round", 0);
   es->retried = truth(s, "retried");
-  attempt_of(w, s, &es->result);
+  rc = attempt_of(w, s, &es->result);
   if (json_object_is_type(first, json_type_object)) {
     size_t at = push(w, "first_attempt");
-    attempt_of(w, first, &es->first_attempt);
+    rc |= attempt_of(w, first, &es->first_attempt);
     pop(w, at);
   }
+  return rc;
 }
 
 /* One lane of the document as the writer's model; samples are allocated
@@ -285,6 +345,7 @@ static int lane_of(struct walk *w, const char *name, json_object *lane,
   size_t n = json_object_is_type(samples, json_type_array)
                  ? json_object_array_length(samples)
                  : 0;
+  int rc = 0;
 
   memset(out, 0, sizeof(*out));
   out->name = name;
@@ -303,11 +364,13 @@ static int lane_of(struct walk *w, const char *name, json_object *lane,
   out->nsamples = (int)n;
   for (size_t i = 0; i < n; i++) {
     size_t at = push(w, "samples"), at2 = push_index(w, i);
-    sample_of(w, json_object_array_get_idx(samples, i), &out->samples[i]);
+    if (sample_of(w, json_object_array_get_idx(samples, i), &out->samples[i]) !=
+        0)
+      rc = -1;
     pop(w, at2);
     pop(w, at);
   }
-  return 0;
+  return rc;
 }
 
 /* ---- a sample's own figures ---- */
@@ -321,6 +384,7 @@ static const struct {
     {"client_exit", MODEL_CHECK_CLIENT_EXIT},
     {"server_exit", MODEL_CHECK_SERVER_EXIT},
     {"result_mismatch", MODEL_CHECK_CLIENT_RESULT},
+    {"result_mismatch", MODEL_CHECK_SERVER_RESULT},
     {"orphan_process", MODEL_CHECK_NO_ORPHANS},
     {"port_not_free", MODEL_CHECK_PORT_FREE},
     {"temp_not_clean", MODEL_CHECK_TEMP_CLEAN},
@@ -335,6 +399,8 @@ static void check_status(struct walk *w, json_object *s)
   for (int i = 0; i < MODEL_CHECK_COUNT && first == NULL; i++) {
     const char *name = model_check_name((enum model_check)i);
     const char *o = str(get(checks, name), "outcome");
+    if (o == NULL && i == MODEL_CHECK_SERVER_RESULT)
+      continue; /* older evidence: no such check */
     if (!is(o, "passed")) {
       first = name;
       first_outcome = o ? o : "missing";
@@ -352,18 +418,61 @@ static void check_status(struct walk *w, json_object *s)
             "recomputed from its checks \"passed\" (every check passed)");
     json_object_put(want);
   }
+  /* A reason that names checks: one of them must have failed
+   * (result_mismatch names the client's result and the server's). */
   for (size_t i = 0;
        reason && i < sizeof(reason_checks) / sizeof(*reason_checks); i++) {
-    const char *name = model_check_name(reason_checks[i].check);
-    const char *o = str(get(checks, name), "outcome");
+    const char *name = model_check_name(reason_checks[i].check), *o;
+    int any_failed = 0;
     size_t at;
-    if (!is(reason, reason_checks[i].reason) || is(o, "failed"))
+    if (!is(reason, reason_checks[i].reason))
       continue;
+    for (size_t j = 0; j < sizeof(reason_checks) / sizeof(*reason_checks); j++)
+      any_failed |=
+          is(reason, reason_checks[j].reason) &&
+          is(str(get(checks, model_check_name(reason_checks[j].check)),
+                 "outcome"),
+             "failed");
+    if (any_failed)
+      break;
+    o = str(get(checks, name), "outcome");
     at = push(w, "failure");
     finding(w, "reason", get(failure, "reason"), 0, NULL, "but checks.%s is %s",
             name, o ? o : "missing");
     pop(w, at);
+    break;
   }
+}
+
+/* A passed sample's cost from its result lines, and its latency histogram
+ * as lanes/README.md bounds it. Evidence older than the cost figures has
+ * no "cost": nothing to set against. */
+static void check_cost(struct walk *w, json_object *s,
+                       const struct evidence_sample *es)
+{
+  const struct model_sample *r = &es->result;
+  json_object *recorded, *want;
+  char why[256];
+
+  if (r->status == MODEL_PASSED && r->have_result && r->result.has_latency &&
+      model_latency_check(&r->result.latency, r->result.round_trips,
+                          r->result.elapsed_ns, why, sizeof(why)) != 0) {
+    size_t at = push(w, "result");
+    finding(w, "latency", get(get(s, "result"), "latency"), 0, NULL, "but %s",
+            why);
+    pop(w, at);
+  }
+  if (!json_object_object_get_ex(s, "cost", &recorded))
+    return;
+  want = cost_sample_json(r);
+  if (want == NULL || !json_object_is_type(recorded, json_type_object)) {
+    expect(w, "cost", recorded, want);
+  } else {
+    size_t at = push(w, "cost");
+    expect_members(w, recorded, want);
+    pop(w, at);
+  }
+  json_object_put(want);
 }
 
 /* elapsed_ns and ns_per_round_trip from the client's result line, which
@@ -444,13 +553,38 @@ static int body_load(struct walk *w, json_object *doc, struct body *b)
 
 static void body_release(struct body *b)
 {
-  for (int i = 0; i < b->n; i++)
+  for (int i = 0; i < b->n; i++) {
+    for (int k = 0; k < b->model[i].nsamples; k++) {
+      model_client_result_release(&b->model[i].samples[k].result.result);
+      model_client_result_release(&b->model[i].samples[k].first_attempt.result);
+    }
     free(b->model[i].samples);
+  }
   free(b->model);
 }
 
 static json_object *body_comparisons(const struct body *b,
                                      const struct figures_origin *origins);
+
+/* The summary members that evidence older than the cost figures lacks:
+ * absent there, they are not set against the recomputed ones. */
+static void expect_summary(struct walk *w, json_object *recorded,
+                           json_object *recomputed)
+{
+  static const char *const newer[] = {
+      "latency_ns", "client_cpu_us_per_round_trip_median",
+      "server_cpu_us_per_round_trip_median", "not_reported"};
+
+  json_object_object_foreach(recomputed, key, want)
+  {
+    int skip = 0;
+    for (size_t i = 0; i < sizeof(newer) / sizeof(newer[0]); i++)
+      skip |= strcmp(key, newer[i]) == 0 &&
+              !json_object_object_get_ex(recorded, key, NULL);
+    if (!skip)
+      expect(w, key, get(recorded, key), want);
+  }
+}
 
 static void check_lanes(struct walk *w, struct body *b)
 {
@@ -469,12 +603,13 @@ static void check_lanes(struct walk *w, struct body *b)
       size_t at4 = push_index(w, (size_t)k);
       check_status(w, s);
       check_time(w, s, &m->samples[k]);
+      check_cost(w, s, &m->samples[k]);
       pop(w, at4);
       pop(w, at3);
     }
     summary = evidence_lane_summary_json(m);
     at3 = push(w, "summary");
-    expect_members(w, get(lane, "summary"), summary);
+    expect_summary(w, get(lane, "summary"), summary);
     pop(w, at3);
     json_object_put(summary);
     pop(w, at2);

@@ -37,6 +37,7 @@ enum model_check {
   MODEL_CHECK_CLIENT_EXIT,
   MODEL_CHECK_SERVER_EXIT,
   MODEL_CHECK_CLIENT_RESULT,
+  MODEL_CHECK_SERVER_RESULT,
   MODEL_CHECK_NO_ORPHANS,
   MODEL_CHECK_PORT_FREE,
   MODEL_CHECK_TEMP_CLEAN,
@@ -75,6 +76,47 @@ struct model_limits {
  * (evidence/check/figures.h) hold one floor. */
 #define MODEL_MIN_NS_PER_ROUND_TRIP 10
 
+/* A figure a peer did not report (lanes/README.md: "not reported", never
+ * zero). */
+#define MODEL_NOT_REPORTED (-1)
+
+/* One non-empty bucket of a latency histogram (protocol/histogram.h). */
+struct model_bucket {
+  int index;
+  int64_t count;
+};
+
+/* A latency histogram as a client reported it (lanes/README.md): the
+ * figures it gave, -1 for null (no round trips), and its non-empty
+ * buckets in the order given. */
+struct model_latency {
+  int64_t count;
+  int64_t min, max;
+  int64_t p50, p90, p99, p99_9;
+  int nbuckets;
+  struct model_bucket *buckets; /* owned; NULL when nbuckets is 0 */
+};
+
+/* Frees the buckets and empties *l. */
+void model_latency_release(struct model_latency *l);
+
+/* Checks a reported histogram as lanes/README.md says the runner does: the
+ * buckets' indices within 0..HIST_BUCKETS-1 and strictly ascending, every
+ * count above 0, their sum equal to count and to round_trips, each
+ * percentile equal to hist_percentile of the buckets, min in the first and
+ * max in the last non-empty bucket, max at most elapsed_ns, and with no
+ * round trips every figure null. Returns 0, or -1 naming the first field
+ * that is wrong ("result 'latency.p99' is ..."), in err. */
+int model_latency_check(const struct model_latency *l, int64_t round_trips,
+                        int64_t elapsed_ns, char *err, size_t errlen);
+
+struct hist;
+
+/* Fills *h (protocol/histogram.h) with l's buckets, count, min and max.
+ * Returns 0, or -1 when l cannot be a histogram (an index out of range, a
+ * negative count). */
+int model_latency_to_hist(const struct model_latency *l, struct hist *h);
+
 /* The client's result line (lanes/README.md), as parsed. */
 struct model_client_result {
   int64_t round_trips;
@@ -86,6 +128,30 @@ struct model_client_result {
   int64_t bytes_sent;
   int64_t bytes_received;
   int64_t elapsed_ns;
+  char runtime[32]; /* optional; "" when absent */
+  /* The cost fields, each optional: MODEL_NOT_REPORTED when absent. */
+  int64_t cpu_user_us;
+  int64_t cpu_system_us;
+  int has_latency;
+  struct model_latency latency; /* owned */
+};
+
+/* Frees what a result holds (its latency buckets). */
+void model_client_result_release(struct model_client_result *r);
+
+/* The server's result line (lanes/README.md), as parsed: every field is
+ * required once the line is there. */
+struct model_server_result {
+  int64_t round_trips;
+  int64_t warmup_round_trips;
+  int64_t payload_bytes;
+  int64_t max_in_flight;
+  int64_t frames_sent;
+  int64_t frames_received;
+  int64_t bytes_sent;
+  int64_t bytes_received;
+  int64_t cpu_user_us;
+  int64_t cpu_system_us;
   char runtime[32]; /* optional; "" when absent */
 };
 
@@ -180,6 +246,11 @@ struct model_sample {
   struct model_peer client;
   int have_result;
   struct model_client_result result;
+  /* The server printed a result line that parsed (server_result); the
+   * check says why not when it printed one that did not. */
+  int have_server_result;
+  int server_printed_result;
+  struct model_server_result server_result;
   struct model_check_outcome checks[MODEL_CHECK_COUNT];
   struct model_orphans orphans;
   struct model_leftovers leftovers;
@@ -192,7 +263,8 @@ struct model_sample {
   uint64_t coordinator_tick_ms;
 };
 
-/* Frees what a sample holds (its peers' stderr captures). */
+/* Frees what a sample holds (its peers' stderr captures, the result's
+ * latency buckets). */
 void model_sample_release(struct model_sample *s);
 
 struct model_machine {

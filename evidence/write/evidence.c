@@ -10,6 +10,7 @@
 
 #include "evidence/write/sanitize.h"
 #include "evidence/write/compare.h"
+#include "evidence/write/cost.h"
 #include "evidence/write/evidence_json.h"
 #include "evidence/write/stats.h"
 
@@ -104,6 +105,33 @@ static json_object *result_json(const struct model_client_result *r)
   evidence_put(o, "bytes_sent", json_object_new_int64(r->bytes_sent));
   evidence_put(o, "bytes_received", json_object_new_int64(r->bytes_received));
   evidence_put(o, "elapsed_ns", json_object_new_int64(r->elapsed_ns));
+  if (r->runtime[0])
+    evidence_put(o, "runtime", json_object_new_string(r->runtime));
+  /* The cost fields are written as the client gave them: absent stays
+   * absent ("not reported"), never 0. */
+  if (r->cpu_user_us >= 0)
+    evidence_put(o, "cpu_user_us", json_object_new_int64(r->cpu_user_us));
+  if (r->cpu_system_us >= 0)
+    evidence_put(o, "cpu_system_us", json_object_new_int64(r->cpu_system_us));
+  if (r->has_latency)
+    evidence_put(o, "latency", cost_latency_json(&r->latency));
+  return o;
+}
+
+static json_object *server_result_json(const struct model_server_result *r)
+{
+  json_object *o = json_object_new_object();
+  evidence_put(o, "round_trips", json_object_new_int64(r->round_trips));
+  evidence_put(o, "warmup_round_trips",
+               json_object_new_int64(r->warmup_round_trips));
+  evidence_put(o, "payload_bytes", json_object_new_int64(r->payload_bytes));
+  evidence_put(o, "max_in_flight", json_object_new_int64(r->max_in_flight));
+  evidence_put(o, "frames_sent", json_object_new_int64(r->frames_sent));
+  evidence_put(o, "frames_received", json_object_new_int64(r->frames_received));
+  evidence_put(o, "bytes_sent", json_object_new_int64(r->bytes_sent));
+  evidence_put(o, "bytes_received", json_object_new_int64(r->bytes_received));
+  evidence_put(o, "cpu_user_us", json_object_new_int64(r->cpu_user_us));
+  evidence_put(o, "cpu_system_us", json_object_new_int64(r->cpu_system_us));
   if (r->runtime[0])
     evidence_put(o, "runtime", json_object_new_string(r->runtime));
   return o;
@@ -233,6 +261,10 @@ static json_object *sample_json(const struct evidence_run *run,
                            : NULL);
   evidence_put(o, "wall_ns", json_object_new_int64((int64_t)r->wall_ns));
   evidence_put(o, "result", r->have_result ? result_json(&r->result) : NULL);
+  evidence_put(o, "server_result",
+               r->have_server_result ? server_result_json(&r->server_result)
+                                     : NULL);
+  evidence_put(o, "cost", cost_sample_json(r));
   evidence_put(o, "checks", checks_json(s, r));
   /* The raw counts behind cleanliness, so that its totals can be
    * recomputed from the samples. */
@@ -284,6 +316,7 @@ json_object *evidence_lane_summary_json(const struct evidence_lane *lane)
                st.server_cpu.n
                    ? json_object_new_int64((int64_t)st.server_cpu.median)
                    : NULL);
+  cost_summary_add(o, lane);
   {
     char why[256];
     int stable = compare_stable(lane, why, sizeof(why));

@@ -166,6 +166,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          NULL);
     feed(&res.client.err, p, (size_t)(end - p), NULL, NULL);
     parse_client_result(&x);
+    parse_server_result(&x);
+    FUZZ_CHECK(!res.server_printed_result || x.result_line_bytes > 0,
+               "a server result taken from no result line");
   }
 
   memset(&in, 0, sizeof(in));
