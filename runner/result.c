@@ -262,38 +262,52 @@ int result_server_parse(const char *line, size_t len,
   return rc;
 }
 
+/* got: round_trips, warmup_round_trips, payload_bytes, max_in_flight,
+ * frames_sent, frames_received, bytes_sent, bytes_received, as a peer
+ * reported them, against what workload w implies; mirrored for the
+ * server, which receives what a client sends and sends what it receives.
+ * Returns 0, or -1 naming the first that differs ("<whose> 'x' is ...")
+ * in err. */
+static int check_counts(const char *whose, const int64_t got[8],
+                        const struct proto_workload *w, int mirrored, char *err,
+                        size_t errlen)
+{
+  static const char *const names[8] = {
+      "round_trips", "warmup_round_trips", "payload_bytes", "max_in_flight",
+      "frames_sent", "frames_received",    "bytes_sent",    "bytes_received"};
+  struct proto_totals t;
+  uint64_t want[8];
+
+  proto_totals_expected(w, &t);
+  want[0] = w->round_trips;
+  want[1] = w->warmup;
+  want[2] = w->payload_bytes;
+  want[3] = w->max_in_flight;
+  want[4] = mirrored ? t.frames_received : t.frames_sent;
+  want[5] = mirrored ? t.frames_sent : t.frames_received;
+  want[6] = mirrored ? t.bytes_received : t.bytes_sent;
+  want[7] = mirrored ? t.bytes_sent : t.bytes_received;
+  for (int i = 0; i < 8; i++)
+    if ((uint64_t)got[i] != want[i]) {
+      snprintf(err, errlen, "%s '%s' is %" PRId64 ", expected %" PRIu64, whose,
+               names[i], got[i], want[i]);
+      return -1;
+    }
+  return 0;
+}
+
 int result_server_check(const struct model_server_result *r,
                         const struct proto_workload *w,
                         const struct model_client_result *client, char *err,
                         size_t errlen)
 {
-  struct proto_totals t;
-  proto_totals_expected(w, &t);
-  /* What the server received is what a client sends, and the reverse. */
-  const struct {
-    const char *name;
-    int64_t got;
-    uint64_t want;
-  } expect[] = {
-      {"round_trips", r->round_trips, w->round_trips},
-      {"warmup_round_trips", r->warmup_round_trips, w->warmup},
-      {"payload_bytes", r->payload_bytes, w->payload_bytes},
-      {"max_in_flight", r->max_in_flight, w->max_in_flight},
-      {"frames_sent", r->frames_sent, t.frames_received},
-      {"frames_received", r->frames_received, t.frames_sent},
-      {"bytes_sent", r->bytes_sent, t.bytes_received},
-      {"bytes_received", r->bytes_received, t.bytes_sent},
-  };
-  int n = (int)(sizeof(expect) / sizeof(expect[0]));
+  const int64_t got[] = {r->round_trips,   r->warmup_round_trips,
+                         r->payload_bytes, r->max_in_flight,
+                         r->frames_sent,   r->frames_received,
+                         r->bytes_sent,    r->bytes_received};
 
-  for (int i = 0; i < n; i++) {
-    if ((uint64_t)expect[i].got != expect[i].want) {
-      snprintf(err, errlen,
-               "server result '%s' is %" PRId64 ", expected %" PRIu64,
-               expect[i].name, expect[i].got, expect[i].want);
-      return -1;
-    }
-  }
+  if (check_counts("server result", got, w, 1, err, errlen) != 0)
+    return -1;
   if (client == NULL)
     return 0;
   {
@@ -346,31 +360,13 @@ int result_check(const struct model_client_result *r,
                  const struct proto_workload *w, uint64_t lifetime_ns,
                  char *err, size_t errlen)
 {
-  struct proto_totals t;
-  proto_totals_expected(w, &t);
-  const struct {
-    const char *name;
-    int64_t got;
-    uint64_t want;
-  } expect[] = {
-      {"round_trips", r->round_trips, w->round_trips},
-      {"warmup_round_trips", r->warmup_round_trips, w->warmup},
-      {"payload_bytes", r->payload_bytes, w->payload_bytes},
-      {"max_in_flight", r->max_in_flight, w->max_in_flight},
-      {"frames_sent", r->frames_sent, t.frames_sent},
-      {"frames_received", r->frames_received, t.frames_received},
-      {"bytes_sent", r->bytes_sent, t.bytes_sent},
-      {"bytes_received", r->bytes_received, t.bytes_received},
-  };
-  int n = (int)(sizeof(expect) / sizeof(expect[0]));
+  const int64_t got[] = {r->round_trips,   r->warmup_round_trips,
+                         r->payload_bytes, r->max_in_flight,
+                         r->frames_sent,   r->frames_received,
+                         r->bytes_sent,    r->bytes_received};
 
-  for (int i = 0; i < n; i++) {
-    if ((uint64_t)expect[i].got != expect[i].want) {
-      snprintf(err, errlen, "result '%s' is %" PRId64 ", expected %" PRIu64,
-               expect[i].name, expect[i].got, expect[i].want);
-      return -1;
-    }
-  }
+  if (check_counts("result", got, w, 0, err, errlen) != 0)
+    return -1;
   if (r->elapsed_ns <= 0) {
     snprintf(err, errlen,
              "result 'elapsed_ns' is %" PRId64 ", expected a positive time",

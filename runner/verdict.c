@@ -131,8 +131,10 @@ static void check_server_result(const struct verdict_input *in,
   ck->ran = exited_with(&res->server, 0) && in->ready && !in->stdout_extra;
   ck->passed = 0;
   if (!ck->ran) {
-    snprintf(ck->reason, sizeof(ck->reason),
-             "no result: the server did not exit with 0");
+    snprintf(ck->reason, sizeof(ck->reason), "%s",
+             in->ready && in->stdout_extra
+                 ? "not judged: the server's stdout broke the contract"
+                 : "no result: the server did not exit with 0");
   } else if (!res->server_printed_result) {
     ck->passed = 1;
     snprintf(ck->reason, sizeof(ck->reason),
