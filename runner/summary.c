@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "evidence/write/compare.h"
+#include "evidence/write/cost.h"
 #include "evidence/write/stats.h"
+#include "protocol/histogram.h"
 
 static void mib(char *out, size_t len, double bytes, int n)
 {
@@ -140,6 +142,78 @@ static void table_release(struct table *t)
   free(t->cells);
   t->cells = NULL;
   t->nrows = t->cap = 0;
+}
+
+/* A latency in the unit that keeps three or four digits. */
+static void latency_text(char *out, size_t len, int64_t ns)
+{
+  if (ns < 0)
+    snprintf(out, len, "-");
+  else if (ns < 10000)
+    snprintf(out, len, "%" PRId64 " ns", ns);
+  else if (ns < 10000000)
+    snprintf(out, len, "%.1f µs", (double)ns / 1e3);
+  else
+    snprintf(out, len, "%.1f ms", (double)ns / 1e6);
+}
+
+static void cpu_text(char *out, size_t len, int n, double us)
+{
+  if (n <= 0)
+    snprintf(out, len, "-");
+  else
+    snprintf(out, len, "%.2f", us);
+}
+
+/* What a round trip costs, per lane: its time, the latency percentiles of
+ * the passed samples' merged histograms, and each peer's CPU over its
+ * measured window; "-" where a peer did not report it. */
+static void print_cost_table(FILE *f, const struct evidence_run *run)
+{
+  static const char *const heading[] = {"lane",
+                                        "ns/round trip",
+                                        "p50",
+                                        "p99",
+                                        "p99.9",
+                                        "client CPU µs/rt",
+                                        "server CPU µs/rt"};
+  struct table t = {7, 0, 0, NULL};
+
+  table_add(&t, heading);
+  for (int l = 0; l < run->nlanes; l++) {
+    const struct evidence_lane *lane = &run->lanes[l];
+    struct stats_lane st;
+    struct cost_lane c;
+    char time[32], p50[32], p99[32], p999[32], ccpu[32], scpu[32];
+    const char *row[] = {lane->name, time, p50, p99, p999, ccpu, scpu};
+
+    stats_lane_compute(lane->samples, lane->nsamples, &st);
+    if (st.passed == 0)
+      continue;
+    cost_lane_compute(lane, &c);
+    if (st.timed > 0)
+      snprintf(time, sizeof(time), "%.1f", st.ns_per_rt.median);
+    else
+      snprintf(time, sizeof(time), "-");
+    latency_text(p50, sizeof(p50),
+                 c.latency ? hist_percentile(c.latency, HIST_P50) : -1);
+    latency_text(p99, sizeof(p99),
+                 c.latency ? hist_percentile(c.latency, HIST_P99) : -1);
+    latency_text(p999, sizeof(p999),
+                 c.latency ? hist_percentile(c.latency, HIST_P99_9) : -1);
+    cpu_text(ccpu, sizeof(ccpu), c.n_client_cpu,
+             c.client_cpu_us_per_round_trip_median);
+    cpu_text(scpu, sizeof(scpu), c.n_server_cpu,
+             c.server_cpu_us_per_round_trip_median);
+    table_add(&t, row);
+    cost_lane_release(&c);
+  }
+  if (t.nrows > 1) {
+    fprintf(f, "\ncost per round trip (medians over passed samples; "
+               "latency from their merged histograms; - not reported):\n\n");
+    table_print(f, &t, 0, "");
+  }
+  table_release(&t);
 }
 
 #define BASELINE_LANE "baseline-baseline"
@@ -488,6 +562,7 @@ void summary_print(FILE *f, const struct evidence_run *run)
   table_release(&t);
   fprintf(f, "peak RSS: exact = the peer's own peak as it exited; sampled = "
              "the last reading while it ran (a lower bound)\n");
+  print_cost_table(f, run);
   for (int l = 0; l < run->nlanes; l++) {
     const struct evidence_lane *lane = &run->lanes[l];
     if (lane->error_reason)

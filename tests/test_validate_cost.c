@@ -169,6 +169,31 @@ static void test_fields(void)
       "a lane that reports nothing has null figures, each with why");
 }
 
+/* The summary crossrun prints: a row per lane with its time, p50, p99,
+ * p99.9 and each peer's CPU per round trip, "-" where not reported. */
+static void test_summary(void)
+{
+  char *log = slurp("record.log");
+  const char *table = log ? strstr(log, "cost per round trip") : NULL;
+  const char *a = table ? strstr(table, "\na-a ") : NULL;
+  const char *b = table ? strstr(table, "\nb-b ") : NULL;
+
+  TAP_OK(table != NULL && strstr(table, "p99.9") != NULL &&
+             strstr(table, "client CPU µs/rt") != NULL &&
+             strstr(table, "server CPU µs/rt") != NULL,
+         "the summary has the cost table with its columns");
+  TAP_OK(a != NULL && strchr(a + 1, '\n') != NULL &&
+             memchr(a + 5, '-', (size_t)(strchr(a + 1, '\n') - (a + 5))) ==
+                 NULL &&
+             (strstr(a, " ns ") != NULL || strstr(a, " µs ") != NULL),
+         "a reporting lane's row has every figure (no '-' after its name)");
+  TAP_OK(b != NULL && strstr(b, "  -  ") != NULL,
+         "a lane that reports nothing shows '-' for its figures");
+  if (table == NULL || a == NULL || b == NULL)
+    tap_diag("%s", log ? log : "");
+  free(log);
+}
+
 static void test_edits(void)
 {
   static const struct {
@@ -268,6 +293,7 @@ int main(void)
                                  "peers wrote evidence")) {
     expect(record, NULL, NULL, "the record as written");
     test_fields();
+    test_summary();
     test_edits();
     test_older();
   } else {
