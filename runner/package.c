@@ -3,6 +3,9 @@
 #include "evidence/base/sha256.h"
 #include "runner/glob.h"
 
+/* uv.h first: on Windows it includes winsock2.h, which must come before
+ * the windows.h that archive_entry.h includes. */
+#include <uv.h>
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
@@ -12,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <uv.h>
 
 #define PACKAGE_BLOCK 65536
 #define PACKAGE_LISTED_NAMES 8

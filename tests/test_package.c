@@ -2,12 +2,14 @@
  * zip, jar), the bounds and the errors. Finding an artifact in a folder is
  * test_package_find.c's, agreement with `npm pack` test_package_npm.c's.
  * Everything is made in a scratch folder (tests/lib_scratch.h). */
+/* uv.h first: on Windows it includes winsock2.h, which must come before
+ * the windows.h that archive_entry.h includes. */
+#include <uv.h>
 #include <archive.h>
 #include <archive_entry.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uv.h>
 
 #include "runner/package.h"
 #include "tests/lib_child.h"
