@@ -331,7 +331,11 @@ int platform_try_reap(struct platform_proc *proc, struct platform_exit *ex,
     ex->user_cpu_ns = filetime_ns(user);
     ex->system_cpu_ns = filetime_ns(kernel);
   }
-  if (GetProcessMemoryInfo(wp->process, &pmc, sizeof(pmc))) {
+  /* A process that ran code had a working set: a peak of 0 (wine gives
+   * that for every other process) is a figure the OS does not have, not
+   * an exact one. */
+  if (GetProcessMemoryInfo(wp->process, &pmc, sizeof(pmc)) &&
+      pmc.PeakWorkingSetSize > 0) {
     ex->os_peak_rss_bytes = (int64_t)pmc.PeakWorkingSetSize;
     ex->exact_peak_rss_bytes = ex->os_peak_rss_bytes;
   }
@@ -373,8 +377,10 @@ int platform_sample_memory(const struct platform_proc *proc,
     return -1;
   if (!GetProcessMemoryInfo(wp->process, &pmc, sizeof(pmc)))
     return -1;
-  mem->rss_bytes = (int64_t)pmc.WorkingSetSize;
-  mem->peak_rss_bytes = (int64_t)pmc.PeakWorkingSetSize;
+  /* 0 is no reading (see platform_try_reap). */
+  mem->rss_bytes = pmc.WorkingSetSize > 0 ? (int64_t)pmc.WorkingSetSize : -1;
+  mem->peak_rss_bytes =
+      pmc.PeakWorkingSetSize > 0 ? (int64_t)pmc.PeakWorkingSetSize : -1;
   return 0;
 }
 
@@ -424,6 +430,10 @@ void platform_proc_release(struct platform_proc *proc)
 
 const char *platform_peak_rss_method(void)
 {
+  if (win_wine_version() != NULL)
+    return "windows under wine: PeakWorkingSetSize from GetProcessMemoryInfo "
+           "on the peer's process handle, which wine gives as 0 for another "
+           "process: not measured (null)";
   return "windows: PeakWorkingSetSize from GetProcessMemoryInfo on the "
          "peer's process handle once it ended (a new process has a working "
          "set of its own, so it is the peer's exact lifetime peak)";

@@ -301,15 +301,19 @@ wchar_t *win_resolve_program(const char *arg0, const wchar_t *cwd)
   for (size_t i = 0; i <= n; i++)
     path[dir + i] = w[i] == L'/' ? L'\\' : w[i];
   free(w);
-  if (is_file(path))
-    return path;
+  /* NAME.exe before NAME, as CreateProcess's own search does: a checkout
+   * that holds another OS's build too (build/lanes/c/client beside
+   * client.exe, as under wine) runs the Windows program. */
   base = wcsrchr(path, L'\\');
   base = base != NULL ? base + 1 : path;
   if (wcschr(base, L'.') == NULL) {
     wcscat(path, L".exe");
     if (is_file(path))
       return path;
+    path[wcslen(path) - 4] = L'\0';
   }
+  if (is_file(path))
+    return path;
   free(path);
   SetLastError(ERROR_FILE_NOT_FOUND);
   return NULL;

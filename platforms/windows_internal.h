@@ -69,9 +69,15 @@ int win_build_env_block(const char *const *extra, wchar_t **out, char *err,
 
 /* argv[0] as posix_spawnp treats it: a bare name is searched on PATH (with
  * ".exe" added when it has no extension); a relative path resolves from
- * cwd when one is given. Returns a malloc'd wide path (the caller frees
+ * cwd when one is given, and without an extension is tried with ".exe"
+ * first. Returns a malloc'd wide path (the caller frees
  * it), or NULL with GetLastError set. */
 wchar_t *win_resolve_program(const char *arg0, const wchar_t *cwd);
+
+/* ---- windows_machine.c ---- */
+
+/* Wine's version ("8.0") when this runs under wine, else NULL. Static. */
+const char *win_wine_version(void);
 
 /* ---- windows_jobs.c ---- */
 

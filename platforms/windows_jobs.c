@@ -104,16 +104,23 @@ static void collect_job(HANDLE job, struct model_orphans *out)
     for (DWORD i = 0; i < ids.list.NumberOfProcessIdsInList && i < MAX_JOB_PIDS;
          i++) {
       DWORD pid = (DWORD)ids.list.ProcessIdList[i];
-      HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION | SYNCHRONIZE,
-                             FALSE, pid);
-      BOOL in_job = FALSE;
+      /* PROCESS_QUERY_INFORMATION: IsProcessInJob on a handle with only
+       * the limited right fails with access denied, and a check that
+       * skipped every process it could not ask about would find none. */
+      HANDLE h =
+          OpenProcess(PROCESS_QUERY_INFORMATION | SYNCHRONIZE, FALSE, pid);
+      BOOL in_job = TRUE;
+      if (h == NULL)
+        h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION | SYNCHRONIZE, FALSE,
+                        pid);
       if (h == NULL) {
         if (GetLastError() == ERROR_INVALID_PARAMETER)
           continue; /* no such process any more */
       } else if (WaitForSingleObject(h, 0) != WAIT_TIMEOUT ||
-                 !IsProcessInJob(h, job, &in_job) || !in_job) {
+                 (IsProcessInJob(h, job, &in_job) && !in_job)) {
         /* Ended (a peer already reaped, kept by its handle), or the pid
-         * now names another process. */
+         * now names another process. One the job listed a moment ago and
+         * that cannot be asked counts as still in it. */
         CloseHandle(h);
         continue;
       }

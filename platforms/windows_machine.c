@@ -12,6 +12,7 @@
  * FARPROC is not a function-type mismatch warning. */
 typedef BOOL(WINAPI *is_wow64_process2_fn)(HANDLE, USHORT *, USHORT *);
 typedef LONG(WINAPI *rtl_get_version_fn)(RTL_OSVERSIONINFOW *);
+typedef const char *(CDECL *wine_get_version_fn)(void);
 
 static void (*lookup(const wchar_t *module, const char *name))(void)
 {
@@ -108,8 +109,18 @@ static void cpu_model(char *out, size_t len)
     win_wide_to_utf8(start, -1, out, len);
 }
 
+const char *win_wine_version(void)
+{
+  /* Wine's ntdll exports this; Windows' does not. */
+  wine_get_version_fn get =
+      (wine_get_version_fn)lookup(L"ntdll.dll", "wine_get_version");
+  return get != NULL ? get() : NULL;
+}
+
 void platform_machine_describe(struct model_machine *m)
 {
+  const char *wine = win_wine_version();
+
   MEMORYSTATUSEX ms;
   DWORD cpus;
 
@@ -125,4 +136,6 @@ void platform_machine_describe(struct model_machine *m)
   m->memory_bytes = GlobalMemoryStatusEx(&ms) ? (int64_t)ms.ullTotalPhys : -1;
   /* Windows has no load average and no governor in that sense. */
   m->load_average_1m = -1;
+  if (wine != NULL)
+    snprintf(m->emulator, sizeof(m->emulator), "wine %s", wine);
 }
