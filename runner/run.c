@@ -344,6 +344,10 @@ static void run_describe(struct run_state *st)
   run->shard_count = o->shard_count;
   run->lanes_total = st->lanes_total;
   platform_machine_describe(&run->machine);
+  /* An emulator's figures of other processes are its own (evidence/model
+   * model.h): nothing to claim from them. */
+  if (run->machine.emulator[0] != '\0')
+    run->performance_claims = 0;
   run->peak_rss_method = platform_peak_rss_method();
   run->sampled_rss_method = platform_sampled_rss_method();
   if (st->recording)

@@ -276,6 +276,10 @@ struct model_machine {
   int64_t memory_bytes;
   char cpu_governor[32];  /* "" when the OS does not tell */
   double load_average_1m; /* -1 when the OS does not tell */
+  /* What the run's OS really is when another one plays it ("wine 8.0"),
+   * "" when none: its CPU and memory figures of other processes are the
+   * emulator's, so such a run makes no performance claims. */
+  char emulator[64];
 };
 
 struct model_package_entry {

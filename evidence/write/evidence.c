@@ -402,7 +402,14 @@ static void put_header(json_object *doc, const struct evidence_run *run)
   evidence_put(doc, "mode", json_object_new_string(run->mode));
   evidence_put(doc, "performance_claims",
                json_object_new_boolean(run->performance_claims));
-  if (!run->performance_claims)
+  if (!run->performance_claims && run->machine.emulator[0] != '\0' &&
+      strcmp(run->mode, "quick") != 0)
+    evidence_put(doc, "performance_note",
+                 json_object_new_string(
+                     "run under an emulator (machine.emulator): its CPU "
+                     "and memory figures are the emulator's, so no "
+                     "performance claims"));
+  else if (!run->performance_claims)
     evidence_put(
         doc, "performance_note",
         json_object_new_string("smoke check: no performance claims; the "
@@ -429,6 +436,8 @@ static json_object *machine_json(const struct model_machine *m)
   evidence_put(o, "cpu_model", json_object_new_string(m->cpu_model));
   evidence_put(o, "logical_cpus", json_object_new_int(m->logical_cpus));
   evidence_put(o, "memory_bytes", evidence_int_or_null(m->memory_bytes));
+  if (m->emulator[0] != '\0')
+    evidence_put(o, "emulator", json_object_new_string(m->emulator));
   return o;
 }
 
