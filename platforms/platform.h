@@ -195,4 +195,9 @@ void platform_machine_describe(struct model_machine *m);
 const char *platform_peak_rss_method(void);
 const char *platform_sampled_rss_method(void);
 
+/* How platform_terminate stops a peer, gently and by force, as this
+ * machine allows it (Windows: whether CTRL_BREAK can reach a peer). Static
+ * string. */
+const char *platform_stop_method(void);
+
 #endif

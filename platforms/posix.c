@@ -156,6 +156,12 @@ int platform_terminate(const struct platform_proc *proc, int force)
   return 0;
 }
 
+const char *platform_stop_method(void)
+{
+  return "SIGTERM to the peer's process group, SIGKILL to it after the "
+         "grace period";
+}
+
 int platform_find_program(const char *name, const char *cwd, char *out,
                           size_t outlen)
 {

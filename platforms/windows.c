@@ -384,13 +384,33 @@ int platform_sample_memory(const struct platform_proc *proc,
   return 0;
 }
 
+/* Whether CTRL_BREAK can reach a peer: it needs the console the peer
+ * shares with the coordinator, and wine (8.0) delivers it to none, with
+ * or without a console. */
+static int gentle_stop_works(void)
+{
+  return GetConsoleWindow() != NULL && win_wine_version() == NULL;
+}
+
+const char *platform_stop_method(void)
+{
+  if (!gentle_stop_works())
+    return "forced only: TerminateJobObject on the peer's job (the peer and "
+           "every descendant); CTRL_BREAK cannot reach a peer here (no "
+           "console shared with the runner, or wine)";
+  return "CTRL_BREAK to the peer's console process group, then "
+         "TerminateJobObject on its job after the grace period";
+}
+
 int platform_terminate(const struct platform_proc *proc, int force)
 {
   struct win_proc *wp = proc->os;
 
   if (proc->group <= 0 || wp == NULL)
     return -EINVAL;
-  if (force) {
+  /* Where no gentle request can arrive, waiting the grace period for an
+   * answer to it would only delay the forced stop. */
+  if (force || !gentle_stop_works()) {
     /* The whole job: the peer and every descendant, whoever their
      * parent. */
     if (!TerminateJobObject(wp->job, 1))

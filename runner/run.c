@@ -350,6 +350,7 @@ static void run_describe(struct run_state *st)
     run->performance_claims = 0;
   run->peak_rss_method = platform_peak_rss_method();
   run->sampled_rss_method = platform_sampled_rss_method();
+  run->stop_method = platform_stop_method();
   if (st->recording)
     record_path(st->out_path, sizeof(st->out_path), o->output_directory,
                 "incomplete", &run->machine, o->shard_index, o->shard_count);

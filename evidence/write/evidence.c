@@ -490,6 +490,8 @@ static json_object *methods_json(const struct evidence_run *run)
   evidence_put(o, "peak_rss", json_object_new_string(run->peak_rss_method));
   evidence_put(o, "sampled_rss",
                json_object_new_string(run->sampled_rss_method));
+  if (run->stop_method != NULL)
+    evidence_put(o, "stop", json_object_new_string(run->stop_method));
   evidence_put(o, "cpu",
                json_object_new_string(
                    "user and system CPU time of the reaped child, from the "

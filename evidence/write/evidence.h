@@ -74,6 +74,7 @@ struct evidence_run {
   /* How the platform obtains each memory figure (platform_*_method()). */
   const char *peak_rss_method;
   const char *sampled_rss_method;
+  const char *stop_method;   /* NULL: not written */
   char started_at[32];       /* UTC, ISO 8601 */
   const char *root;          /* stripped from every path written */
   const char *crossrun_path; /* how the runner was invoked, for reproduce */
