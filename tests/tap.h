@@ -12,6 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _WIN32
+#include <direct.h> /* _mkdir: Windows has no mkdtemp */
+#include <io.h>
+#endif
 
 /* The program's counts, defined once in tests/lib_tap.c so that the
  * helpers of tests/lib_*.c record their checks in the same stream. */
@@ -242,7 +246,14 @@ static inline char *tap_mkdtemp(char *buf, size_t len)
   const char *base = getenv("TMPDIR");
 
   snprintf(buf, len, "%s/crossrun-test-XXXXXX", base && *base ? base : "/tmp");
+#ifdef _WIN32
+  /* _mkdir fails when the name is taken, as mkdtemp's own attempt does. */
+  if (_mktemp_s(buf, strlen(buf) + 1) != 0 || _mkdir(buf) != 0)
+    return NULL;
+  return buf;
+#else
   return mkdtemp(buf);
+#endif
 }
 
 #endif
