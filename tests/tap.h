@@ -15,6 +15,8 @@
 #ifdef _WIN32
 #include <direct.h> /* _mkdir: Windows has no mkdtemp */
 #include <io.h>
+#else
+#include <sys/stat.h>
 #endif
 
 /* The program's counts, defined once in tests/lib_tap.c so that the
@@ -236,6 +238,16 @@ static inline double tap_timeout_s(double base)
   const char *m = getenv("CROSSRUN_TEST_TIMEOUT_MULTIPLIER");
   double k = m ? atof(m) : 1.0;
   return base * (k > 0 ? k : 1.0);
+}
+
+/* mkdir(path, 0700); Windows' mkdir takes no mode. */
+static inline int tap_mkdir(const char *path)
+{
+#ifdef _WIN32
+  return _mkdir(path);
+#else
+  return mkdir(path, 0700);
+#endif
 }
 
 /* Makes a fresh folder "crossrun-test-XXXXXX" under $TMPDIR (or /tmp) into

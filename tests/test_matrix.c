@@ -251,7 +251,7 @@ static void test_merge(void)
              l->nworkloads == 1 && l->runtimes[1].hidden,
          "a good file loads: %s", err);
   snprintf(sub, sizeof(sub), "%s/other", dir);
-  if (mkdir(sub, 0700) != 0)
+  if (tap_mkdir(sub) != 0)
     return;
   {
     const char *text = "runtimes:\n  c:\n    client: [my/client, --x]\n"
