@@ -58,7 +58,15 @@ OPT ?= -O2
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) -I. $(CFLAGS)
 LDFLAGS_ALL := $(LDFLAGS)
+# %zu and %lld: mingw-w64's own printf, not the C runtime's older one.
+# GCC for mingw still checks format(printf) attributes against the older
+# one, so the formats are checked by the other platforms' builds.
+ifeq ($(PLATFORM),windows)
+  CFLAGS_ALL += -D__USE_MINGW_ANSI_STDIO=1 -Wno-format
+endif
 ifneq ($(CROSS),)
+  # Programs that run without the toolchain's DLLs (zlib, winpthread).
+  LDFLAGS_ALL += -static
   BUILD := build-win
 else ifeq ($(SANITIZE),1)
   CFLAGS_ALL += -fsanitize=address,undefined -fno-omit-frame-pointer \
