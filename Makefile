@@ -94,7 +94,8 @@ TEST_LIB_SRC := $(wildcard tests/lib_*.c)
 # Children and sockets the POSIX way: the tests that use them do not build
 # for Windows (ci/windows-check lists them as skipped, with the reason).
 ifeq ($(PLATFORM),windows)
-  TEST_LIB_SRC := $(filter-out tests/lib_peers.c tests/lib_sockets.c,$(TEST_LIB_SRC))
+  TEST_LIB_SRC := $(filter-out tests/lib_peers.c tests/lib_sockets.c \
+      tests/lib_report.c,$(TEST_LIB_SRC))
 endif
 TEST_LIB := $(BUILD)/tests/libtests.a
 FIXTURE_SRC := tests/fixture.c $(wildcard tests/fixture_*.c)
