@@ -41,8 +41,8 @@ struct verdict_input {
 };
 
 /* Fills the server_ready, client_exit, server_exit, client_result and
- * server_result checks of res (the cleanup checks must already be filled), then sets
- * res->status, failure_stage, failure_reason and message. */
+ * server_result checks of res (the cleanup checks must already be filled), then
+ * sets res->status, failure_stage, failure_reason and message. */
 void verdict_decide(const struct verdict_input *in, struct model_sample *res);
 
 #endif

@@ -286,8 +286,8 @@ static void footer(const struct diff *d, int markdown, FILE *f)
     const struct diff_row *r = &d->rows[i];
     if (!r->regression)
       continue;
-    fprintf(f, "%s%s %s %s %s", shown++ ? ", " : " ", r->platform,
-            r->subject, r->figure, r->verdict);
+    fprintf(f, "%s%s %s %s %s", shown++ ? ", " : " ", r->platform, r->subject,
+            r->figure, r->verdict);
   }
   fputc('\n', f);
 }
