@@ -286,6 +286,18 @@ static json_object *sample_json(const struct evidence_run *run,
   return o;
 }
 
+/* A median of whole figures as an integer. The mean of two figures near
+ * INT64_MAX (a hostile file's, which json-c clamps there) rounds to 2^63 as
+ * a double, which no int64_t holds: such a median is clamped. */
+static int64_t median_int64(double median)
+{
+  if (median >= 9223372036854775807.0)
+    return INT64_MAX;
+  if (median <= -9223372036854775808.0)
+    return INT64_MIN;
+  return (int64_t)median;
+}
+
 json_object *evidence_lane_summary_json(const struct evidence_lane *lane)
 {
   struct stats_lane st;
@@ -305,19 +317,19 @@ json_object *evidence_lane_summary_json(const struct evidence_lane *lane)
                st.timed > 0 ? json_object_new_double(st.ns_per_rt.max) : NULL);
   evidence_put(o, "client_peak_rss_bytes_median",
                st.client_rss.n
-                   ? json_object_new_int64((int64_t)st.client_rss.median)
+                   ? json_object_new_int64(median_int64(st.client_rss.median))
                    : NULL);
   evidence_put(o, "server_peak_rss_bytes_median",
                st.server_rss.n
-                   ? json_object_new_int64((int64_t)st.server_rss.median)
+                   ? json_object_new_int64(median_int64(st.server_rss.median))
                    : NULL);
   evidence_put(o, "client_cpu_ns_median",
                st.client_cpu.n
-                   ? json_object_new_int64((int64_t)st.client_cpu.median)
+                   ? json_object_new_int64(median_int64(st.client_cpu.median))
                    : NULL);
   evidence_put(o, "server_cpu_ns_median",
                st.server_cpu.n
-                   ? json_object_new_int64((int64_t)st.server_cpu.median)
+                   ? json_object_new_int64(median_int64(st.server_cpu.median))
                    : NULL);
   cost_summary_add(o, lane);
   {
