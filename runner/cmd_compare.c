@@ -12,9 +12,8 @@
 #include "evidence/base/json_read.h"
 #include "evidence/diff/diff.h"
 #include "runner/options.h"
+#include "runner/outfile.h"
 #include "runner/run.h"
-
-#define PATH_MAX_LEN 4096
 
 static const struct options_command usage = {
     "compare",
@@ -104,43 +103,28 @@ static int render(const struct diff *d, enum output kind, const char *const *f,
   return rc ? -1 : 0;
 }
 
-/* Written through a temporary file and a rename, so a reader never sees
- * half of it; "-" is out. */
+struct compare_output {
+  const struct diff *d;
+  enum output kind;
+  const char *const *files;
+};
+
+static int render_output(void *ctx, FILE *f)
+{
+  const struct compare_output *o = ctx;
+  return render(o->d, o->kind, o->files, f);
+}
+
+/* "-" is standard output; a file is written whole or not at all. */
 static int write_output(const struct diff *d, enum output kind,
                         const char *path, const char *const *files, FILE *out,
                         FILE *errf)
 {
-  char tmp[PATH_MAX_LEN + 16];
-  FILE *f;
-  int rc;
+  struct compare_output o = {d, kind, files};
 
   if (strcmp(path, "-") == 0)
     return render(d, kind, files, out);
-  if (strlen(path) >= PATH_MAX_LEN) {
-    fprintf(errf, "crossrun compare: %s: the file name is too long\n", path);
-    return -1;
-  }
-  snprintf(tmp, sizeof(tmp), "%s.partial", path);
-  f = fopen(tmp, "wb");
-  if (f == NULL) {
-    fprintf(errf, "crossrun compare: %s: cannot write: %s\n", path,
-            strerror(errno));
-    return -1;
-  }
-  rc = render(d, kind, files, f);
-  if (fclose(f) != 0)
-    rc = -1;
-  if (rc == 0) {
-    uv_fs_t req;
-    rc = uv_fs_rename(NULL, &req, tmp, path, NULL);
-    uv_fs_req_cleanup(&req);
-  }
-  if (rc != 0) {
-    fprintf(errf, "crossrun compare: %s: cannot write\n", path);
-    remove(tmp);
-    return -1;
-  }
-  return 0;
+  return outfile_write("compare", path, render_output, &o, errf);
 }
 
 static int append_step_summary(const struct diff *d, const char *const *files,

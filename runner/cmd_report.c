@@ -11,6 +11,7 @@
 #include "evidence/diff/diff.h"
 #include "evidence/report/report.h"
 #include "runner/options.h"
+#include "runner/outfile.h"
 #include "runner/run.h"
 
 #define PATH_MAX_LEN 4096
@@ -71,13 +72,24 @@ static int render(const struct report *r, enum output_kind kind,
   return diff_markdown(d, names[0], names[1], f);
 }
 
+struct report_output {
+  const struct report *r;
+  enum output_kind kind;
+  const struct diff *d;
+  const char *const *names;
+};
+
+static int render_output(void *ctx, FILE *f)
+{
+  const struct report_output *o = ctx;
+  return render(o->r, o->kind, o->d, o->names, f);
+}
+
 static int write_output(const struct report *r, enum output_kind kind,
                         const char *path, const struct diff *d,
                         const char *const *names, FILE *out, FILE *errf)
 {
-  char tmp[PATH_MAX_LEN + 16];
-  FILE *f;
-  int rc;
+  struct report_output o = {r, kind, d, names};
 
   if (strcmp(path, "-") == 0) {
     if (render(r, kind, d, names, out) != 0) {
@@ -86,28 +98,7 @@ static int write_output(const struct report *r, enum output_kind kind,
     }
     return 0;
   }
-  snprintf(tmp, sizeof(tmp), "%s.partial", path);
-  f = fopen(tmp, "wb");
-  if (f == NULL) {
-    fprintf(errf, "crossrun report: %s: cannot write: %s\n", path,
-            strerror(errno));
-    return -1;
-  }
-  rc = render(r, kind, d, names, f);
-  if (fclose(f) != 0)
-    rc = -1;
-  if (rc == 0) {
-    uv_fs_t req;
-    /* uv_fs_rename replaces an existing file on every OS. */
-    rc = uv_fs_rename(NULL, &req, tmp, path, NULL);
-    uv_fs_req_cleanup(&req);
-  }
-  if (rc != 0) {
-    fprintf(errf, "crossrun report: %s: cannot write\n", path);
-    remove(tmp);
-    return -1;
-  }
-  return 0;
+  return outfile_write("report", path, render_output, &o, errf);
 }
 
 static int append_step_summary(const struct report *r, const char *path,
