@@ -34,7 +34,7 @@ c_files() {
 # Every sh or bash script (by its #! line) of CI, the tests, the benchmark
 # and the C lane.
 shell_scripts() {
-  find ci .ci tests bench lanes/c -type f 2>/dev/null | LC_ALL=C sort |
+  find ci .ci tests bench lanes/c lanes/go -type f 2>/dev/null | LC_ALL=C sort |
     while read -r f; do
       case $(head -n 1 "$f") in
         '#!'*sh*) echo "$f" ;;
@@ -173,6 +173,27 @@ if command -v node >/dev/null 2>&1 && [ -d lanes/node ]; then
   fi
 else
   echo "style: skipped lanes/node (node is not installed)"
+fi
+
+if command -v go >/dev/null 2>&1 && [ -f lanes/go/go.mod ]; then
+  # gofmt outside the vendored module code, which is not ours to format.
+  gofiles=$(find lanes/go -name vendor -prune -o -type f -name '*.go' -print |
+    LC_ALL=C sort)
+  # shellcheck disable=SC2086 # one word per file (names have no spaces)
+  unformatted=$(gofmt -l $gofiles)
+  if [ -n "$unformatted" ]; then
+    echo "style: gofmt: files differ (gofmt -w rewrites them):" "$(echo "$unformatted" | tr '\n' ' ')"
+    fail gofmt
+  else
+    echo "style: gofmt ($(go env GOVERSION)): $(echo "$gofiles" | wc -l) files"
+  fi
+  if sh lanes/go/go.sh vet; then
+    echo "style: go vet: lanes/go"
+  else
+    fail "go-vet"
+  fi
+else
+  echo "style: skipped lanes/go (go is not installed)"
 fi
 
 if [ -n "$failed" ]; then

@@ -1,5 +1,5 @@
 /* crossrun on IPv6 loopback: `quick --host ::1` runs every lane of the
- * matrix (c, node, rust: 9 lanes; a runtime whose toolchain is missing is
+ * matrix (c, node, rust, go: 16 lanes; a runtime whose toolchain is missing is
  * unavailable, not failed), each peer given [::1]:PORT, and every sample
  * passes with its port checked free on ::1. Skipped (a TAP skip line)
  * where ::1 cannot be bound. --host takes a numeric loopback address

@@ -299,9 +299,9 @@ static void test_repository_matrix(void)
          "its full workload is 100,000 + 1,000,000 round trips, 64 bytes, 64 "
          "in flight, 5 samples");
   TAP_OK(quick && quick->samples == 1, "its quick workload takes 1 sample");
-  TAP_OK(lanes_select(l, NULL, sel, 64, err, sizeof(err)) == 9,
-         "it makes nine lanes of c, node and rust");
-  TAP_OK(lanes_select(l, "node-*,*-rust", sel, 64, err, sizeof(err)) == 5,
+  TAP_OK(lanes_select(l, NULL, sel, 64, err, sizeof(err)) == 16,
+         "it makes sixteen lanes of c, node, rust and go");
+  TAP_OK(lanes_select(l, "node-*,*-rust", sel, 64, err, sizeof(err)) == 7,
          "patterns select lanes");
   lanes_release(l);
   free(l);

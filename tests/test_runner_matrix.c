@@ -115,9 +115,10 @@ static void test_every_lane(void)
 {
   char out[600];
   const char *args[] = {"quick", "--out", out, "--no-progress", NULL};
-  static const char *const lanes[] = {"c-c",    "c-node",    "c-rust",
-                                      "node-c", "node-node", "node-rust",
-                                      "rust-c", "rust-node", "rust-rust"};
+  static const char *const lanes[] = {
+      "c-c",       "c-node",  "c-rust",  "c-go",      "node-c",    "node-node",
+      "node-rust", "node-go", "rust-c",  "rust-node", "rust-rust", "rust-go",
+      "go-c",      "go-node", "go-rust", "go-go"};
   json_object *doc;
   char *text;
   int rc;
@@ -131,7 +132,7 @@ static void test_every_lane(void)
          rc);
   if (rc != 0)
     tap_diag("%s", text);
-  TAP_OK(strstr(text, "| client \\ server | c | node | rust |") &&
+  TAP_OK(strstr(text, "| client \\ server | c | node | rust | go |") &&
              strstr(text, "packages:") && strstr(text, "smoke check"),
          "the summary has the client x server table, the packages and the "
          "smoke-check banner");
@@ -151,8 +152,8 @@ static void test_every_lane(void)
            "a smoke run makes no comparisons");
   }
   {
-    static const char *const rts[] = {"c", "node", "rust"};
-    for (int i = 0; i < 3; i++) {
+    static const char *const rts[] = {"c", "node", "rust", "go"};
+    for (int i = 0; i < 4; i++) {
       char p[128], q[128], v[128];
       snprintf(p, sizeof(p), "runtimes.%s.package.sha256", rts[i]);
       snprintf(q, sizeof(q), "runtimes.%s.package.file_count", rts[i]);

@@ -1,0 +1,3 @@
+module crossrun.invalid/lanes/go
+
+go 1.22
