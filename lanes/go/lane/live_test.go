@@ -357,20 +357,7 @@ func TestVectorSessionsLive(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		answers, expect := splitFrames(sb), splitFrames(cb)
-		fr := &frameReader{c: sc}
-		for i, want := range expect {
-			f, err := fr.next(t)
-			if err != nil || !bytes.Equal(f, want) {
-				t.Fatalf("%s: client frame %d %x (%v), want %x", name, i, f, err, want)
-			}
-			if _, err := sc.Write(answers[i]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := fr.next(t); err != io.EOF {
-			t.Fatalf("%s: after BYE_ACK the client sent more or no clean end: %v", name, err)
-		}
+		answerClient(t, name, sc, cb, sb)
 		sc.Close()
 		if rc := cl.wait(t); rc != 0 {
 			t.Fatalf("%s: client exit %d: %s", name, rc, cl.stderr.String())
@@ -382,6 +369,27 @@ func TestVectorSessionsLive(t *testing.T) {
 				t.Fatalf("%s: client %s %v, want %v", name, k, line[k], res[k])
 			}
 		}
+	}
+}
+
+// answerClient plays a session's server side to the client program: each
+// frame of sb once the client frame it answers (of cb) has arrived, then
+// the client's clean end.
+func answerClient(t *testing.T, name string, sc net.Conn, cb, sb []byte) {
+	t.Helper()
+	answers, expect := splitFrames(sb), splitFrames(cb)
+	fr := &frameReader{c: sc}
+	for i, want := range expect {
+		f, err := fr.next(t)
+		if err != nil || !bytes.Equal(f, want) {
+			t.Fatalf("%s: client frame %d %x (%v), want %x", name, i, f, err, want)
+		}
+		if _, err := sc.Write(answers[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := fr.next(t); err != io.EOF {
+		t.Fatalf("%s: after BYE_ACK the client sent more or no clean end: %v", name, err)
 	}
 }
 

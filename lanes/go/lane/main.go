@@ -8,10 +8,6 @@ import (
 	"time"
 )
 
-// tlsEnabled gates --transport tls until it is tested end to end; until
-// then a tls sample is reported unsupported (exit 127).
-const tlsEnabled = false
-
 // ServerMain is the server program: `READY <port>`, one session, then its
 // result line after the end of stream that follows its BYE_ACK. It returns
 // the exit status.
@@ -20,10 +16,6 @@ func ServerMain(args []string, stdout, stderr io.Writer) int {
 	if uerr != nil {
 		fmt.Fprintf(stderr, "server: %s\n", uerr)
 		return ExitUsage
-	}
-	if a.Transport.TLS && !tlsEnabled {
-		fmt.Fprintln(stderr, "server: --transport tls: not supported yet")
-		return ExitUnsupported
 	}
 	var cfg *tls.Config
 	if a.Transport.TLS {
@@ -80,10 +72,6 @@ func ClientMain(args []string, stdout, stderr io.Writer) int {
 	if uerr != nil {
 		fmt.Fprintf(stderr, "client: %s\n", uerr)
 		return ExitUsage
-	}
-	if a.Transport.TLS && !tlsEnabled {
-		fmt.Fprintln(stderr, "client: --transport tls: not supported yet")
-		return ExitUnsupported
 	}
 	var cfg *tls.Config
 	if a.Transport.TLS {
