@@ -1,31 +1,12 @@
 package lane
 
-import (
-	"strconv"
-	"syscall"
-)
+import "strconv"
 
 // CPUTimes is the process's own user and system CPU time in microseconds,
 // as getrusage(RUSAGE_SELF) gives it (SPEC.md section 7).
 type CPUTimes struct {
 	UserUS   uint64
 	SystemUS uint64
-}
-
-// CPUNow reads the process's CPU time; ok is false where it cannot.
-func CPUNow() (CPUTimes, bool) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return CPUTimes{}, false
-	}
-	us := func(tv syscall.Timeval) uint64 {
-		v := int64(tv.Sec)*1000000 + int64(tv.Usec)
-		if v < 0 {
-			return 0
-		}
-		return uint64(v)
-	}
-	return CPUTimes{UserUS: us(ru.Utime), SystemUS: us(ru.Stime)}, true
 }
 
 // cpuWindow holds the two readings of a measured window.
