@@ -12,9 +12,7 @@
 #include "runner/matrix.h"
 #include "runner/run.h"
 
-/* The folder of the running executable and the repository root above it
- * (build/crossrun -> build, .). */
-static int locate(char *bin_dir, size_t bin_len, char *root, size_t root_len)
+int commands_locate(char *bin_dir, size_t bin_len, char *root, size_t root_len)
 {
   size_t len = bin_len;
   char *slash;
@@ -95,8 +93,8 @@ static int run_command(struct cli_options *o, FILE *out, FILE *errf)
   char bin[LANES_PATH_MAX], err[1024], self[LANES_PATH_MAX + 16];
   int rc = RUN_EXIT_RUNNER;
 
-  if (lanes == NULL ||
-      locate(bin, sizeof(bin), lanes->root, sizeof(lanes->root)) != 0) {
+  if (lanes == NULL || commands_locate(bin, sizeof(bin), lanes->root,
+                                       sizeof(lanes->root)) != 0) {
     fprintf(errf, "crossrun: cannot find its own executable\n");
     free(lanes);
     return RUN_EXIT_RUNNER;

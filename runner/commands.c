@@ -16,6 +16,9 @@ const struct command commands[] = {
     {"record", cmd_record,
      "the official record: the full workload of every lane, from a clean "
      "checkout of main in CI, to DIR/evidence-<os>-<arch>.json"},
+    {"conform", cmd_conform,
+     "test each runtime's server and client against protocol/SPEC.md with a "
+     "scripted peer: every rejection and valid edge, case by case"},
     {"merge", cmd_merge,
      "join the record evidence of Linux, macOS and Windows strictly into one "
      "document"},

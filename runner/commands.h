@@ -32,6 +32,15 @@ void commands_usage(FILE *f);
  * line on err and 2. */
 int commands_main(int argc, char **argv, FILE *out, FILE *err);
 
+/* The folder of the running executable and the repository root above it
+ * (build/crossrun -> build, .). Returns 0 or -1. */
+int commands_locate(char *bin_dir, size_t bin_len, char *root, size_t root_len);
+
+/* `crossrun conform [--runtimes LIST] [--matrix FILE]... [--cases PATTERN]
+ * [--out FILE]` (runner/conform_run.h): each runtime against the runner's
+ * scripted peer, evidence of mode conform. */
+int cmd_conform(int argc, char **argv, FILE *out, FILE *err);
+
 /* `crossrun quick|run|record [OPTIONS]` (runner/cli.h has the options):
  * runs the lanes and writes evidence (runner/run.h has the exit
  * statuses). */

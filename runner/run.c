@@ -51,7 +51,7 @@ static void shuffle(int *v, int n, uint64_t seed, int round)
 /* ISO 8601 UTC from time(): days-to-civil arithmetic (H. Hinnant's
  * algorithm), because gmtime_r is not on every platform the runner must
  * build on, and gmtime is not reentrant. */
-static void utc_now(char *out, size_t len)
+void run_utc_now(char *out, size_t len)
 {
   int64_t t = (int64_t)time(NULL), days = t / 86400, secs = t % 86400;
   int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
@@ -354,7 +354,7 @@ static void run_describe(struct run_state *st)
   if (st->recording)
     record_path(st->out_path, sizeof(st->out_path), o->output_directory,
                 "incomplete", &run->machine, o->shard_index, o->shard_count);
-  utc_now(run->started_at, sizeof(run->started_at));
+  run_utc_now(run->started_at, sizeof(run->started_at));
 }
 
 /* Whether a sample failed its hygiene: it left a process, a socket or a

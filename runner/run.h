@@ -21,4 +21,7 @@
 int run_lanes(const struct cli_options *o, struct lanes *l,
               const char *crossrun_path, FILE *out, FILE *errf);
 
+/* The time now, UTC, ISO 8601 to the second ("2026-01-02T03:04:05Z"). */
+void run_utc_now(char *out, size_t len);
+
 #endif

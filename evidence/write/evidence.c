@@ -438,7 +438,7 @@ static void put_header(json_object *doc, const struct evidence_run *run)
   evidence_put(doc, "started_at", json_object_new_string(run->started_at));
 }
 
-static json_object *machine_json(const struct model_machine *m)
+json_object *evidence_machine_json(const struct model_machine *m)
 {
   json_object *o = json_object_new_object();
 
@@ -596,7 +596,7 @@ static json_object *document(const struct evidence_run *run)
 
   sanitize_init(&s, run->root);
   put_header(doc, run);
-  evidence_put(doc, "machine", machine_json(&run->machine));
+  evidence_put(doc, "machine", evidence_machine_json(&run->machine));
   evidence_put(doc, "workload", workload_json(run));
   evidence_put(doc, "settings", settings_json(run));
   evidence_put(doc, "methods", methods_json(run));

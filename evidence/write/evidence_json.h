@@ -39,6 +39,9 @@ void evidence_peer_tree_fields(const struct sanitize *s,
 json_object *evidence_sample_coordinator_json(const struct model_sample *r);
 json_object *evidence_run_coordinator_json(const struct evidence_run *run);
 
+/* The machine block: its kind, nothing that identifies it. */
+json_object *evidence_machine_json(const struct model_machine *m);
+
 /* The runtimes the lanes used: commands, toolchain, status, package. */
 json_object *evidence_runtimes_json(const struct evidence_run *run,
                                     const struct sanitize *s);

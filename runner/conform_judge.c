@@ -1,0 +1,169 @@
+/* The verdict of one conformance case from what was observed: the peer's
+ * exit, its one stderr line naming the rejection, the ERROR frame where
+ * SPEC.md requires one, its result line for a valid session, and what it
+ * left behind. The first reason found is the one reported. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runner/conform_internal.h"
+#include "runner/result.h"
+
+void conform_judge(struct conform_run *r);
+
+static void fail(struct conform_outcome *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void fail(struct conform_outcome *o, const char *fmt, ...)
+{
+  va_list ap;
+
+  if (o->verdict == CONFORM_FAILED)
+    return;
+  o->verdict = CONFORM_FAILED;
+  va_start(ap, fmt);
+  vsnprintf(o->reason, sizeof(o->reason), fmt, ap);
+  va_end(ap);
+}
+
+static int word_char(char ch)
+{
+  return isalnum((unsigned char)ch) || ch == '_';
+}
+
+/* Whether line holds name as a whole word ("wrong_sequence", not
+ * "wrong_sequences"). */
+static int names(const char *line, const char *name)
+{
+  size_t n = strlen(name);
+
+  for (const char *p = strstr(line, name); p != NULL; p = strstr(p + 1, name))
+    if ((p == line || !word_char(p[-1])) && !word_char(p[n]))
+      return 1;
+  return 0;
+}
+
+static void read_stderr(struct conform_run *r)
+{
+  struct conform_outcome *o = r->out;
+  char text[4096];
+  size_t len = capture_text(&r->err_cap, text, sizeof(text));
+
+  capture_first_line(&r->err_cap, o->stderr_line, sizeof(o->stderr_line));
+  for (char *p = o->stderr_line; *p; p++)
+    if ((unsigned char)*p < 0x20)
+      *p = '?';
+  o->stderr_lines = 0;
+  for (size_t i = 0; i < len; i++)
+    if (text[i] == '\n')
+      o->stderr_lines++;
+  if (len > 0 && text[len - 1] != '\n')
+    o->stderr_lines++;
+  if (r->err_cap.total > sizeof(text))
+    o->stderr_lines++; /* more than one line's worth, whatever it holds */
+}
+
+/* A valid session: exit 0 and a result line that the workload bears
+ * out (the client's is required; the server's when it printed one). */
+static void judge_pass(struct conform_run *r)
+{
+  struct conform_outcome *o = r->out;
+  char line[RESULT_SERVER_LINE_MAX + 1], err[256];
+  const char *nl;
+  size_t len;
+
+  if (o->error_received)
+    fail(o, "sent ERROR code %d in a valid session", o->error_received_code);
+  if (!o->exited || o->exit_code != 0) {
+    fail(o, "%s a valid session%s%s",
+         o->exited ? "exited non-zero after" : "was killed during",
+         o->stderr_line[0] ? ": " : "", o->stderr_line);
+    return;
+  }
+  if (r->c->role == CONFORM_CLIENT) {
+    struct model_client_result res;
+    int bad;
+    len = r->out_cap.head_len;
+    memset(&res, 0, sizeof(res));
+    bad = result_parse(r->out_cap.buf, len, &res, err, sizeof(err)) != 0 ||
+          result_check(&res, &r->c->w, o->wall_ns, err, sizeof(err)) != 0;
+    model_client_result_release(&res);
+    if (bad)
+      fail(o, "result line: %s", err);
+    return;
+  }
+  nl = memchr(r->out_cap.buf, '\n', r->out_cap.head_len);
+  if (nl == NULL || (size_t)(nl + 1 - r->out_cap.buf) >= r->out_cap.head_len)
+    return; /* no result line: its figures are not reported */
+  len = r->out_cap.head_len - (size_t)(nl + 1 - r->out_cap.buf);
+  snprintf(line, sizeof(line), "%.*s", (int)len, nl + 1);
+  {
+    struct model_server_result sr;
+    if (result_server_parse(line, strlen(line), &sr, err, sizeof(err)) != 0 ||
+        result_server_check(&sr, &r->c->w, NULL, err, sizeof(err)) != 0)
+      fail(o, "result line: %s", err);
+  }
+}
+
+static void judge_reject(struct conform_run *r)
+{
+  struct conform_outcome *o = r->out;
+  const struct conform_case *c = r->c;
+
+  if (o->timed_out) {
+    fail(o, "no rejection within %llu ms%s%s",
+         (unsigned long long)r->t->case_timeout_ms,
+         o->stderr_line[0] ? ": " : "", o->stderr_line);
+    return;
+  }
+  if (!o->exited) {
+    fail(o, "died by signal %d", o->signal);
+    return;
+  }
+  if (o->exit_code == 0) {
+    fail(o, "exited 0: accepted what it must reject as %s", c->rejection);
+    return;
+  }
+  if (o->stderr_lines == 0)
+    fail(o, "exited %d without a line on stderr", o->exit_code);
+  else if (!names(o->stderr_line, c->rejection))
+    fail(o, "its stderr line does not name %s: '%.120s'", c->rejection,
+         o->stderr_line);
+  else if (o->stderr_lines > 1)
+    fail(o, "%d lines on stderr, not one", o->stderr_lines);
+  if (c->error_rule == CONFORM_ERROR_REQUIRED && !o->error_received)
+    fail(o, "no ERROR frame (SPEC.md requires code %d)", c->error_code);
+  else if (o->error_received && c->error_code != 0 &&
+           o->error_received_code != c->error_code)
+    fail(o, "ERROR code %d, expected %d", o->error_received_code,
+         c->error_code);
+}
+
+void conform_judge(struct conform_run *r)
+{
+  struct conform_outcome *o = r->out;
+
+  read_stderr(r);
+  o->verdict = CONFORM_PASSED;
+  if (r->c->role == CONFORM_SERVER && !r->ready && r->fault[0] == '\0')
+    fail(o, "no READY line%s%s", o->stderr_line[0] ? ": " : "", o->stderr_line);
+  else if (r->fault[0] != '\0')
+    fail(o, "%s", r->fault);
+  else if (r->c->rejection == NULL)
+    judge_pass(r);
+  else
+    judge_reject(r);
+  if (o->orphans > 0)
+    fail(o, "%d process(es) left behind", o->orphans);
+  if (o->temp_entries_left > 0)
+    fail(o, "%d entr%s left in its temporary directory", o->temp_entries_left,
+         o->temp_entries_left == 1 ? "y" : "ies");
+  if (o->port_checked && !o->port_free)
+    fail(o, "its port %d could not be bound again", r->port);
+  if (o->verdict == CONFORM_PASSED)
+    snprintf(o->reason, sizeof(o->reason), "%s",
+             r->c->rejection ? "rejected as required" : "passed the session");
+  if (r->c->pending != NULL)
+    o->verdict = CONFORM_PENDING;
+}
