@@ -35,7 +35,10 @@ enum conform_state {
    * Client: every response sent, its BYE received (and checked). */
   CONFORM_AFTER_BYE,
   /* A whole valid session, played honestly: the peer must pass. */
-  CONFORM_WHOLE
+  CONFORM_WHOLE,
+  /* Nothing: the peer's command line is wrong, and it must exit 2 before
+   * any connection (no READY, no connect). */
+  CONFORM_COMMAND_LINE
 };
 
 enum conform_end { CONFORM_END_NONE, CONFORM_END_EOF, CONFORM_END_RESET };
@@ -55,6 +58,9 @@ struct conform_case {
   enum conform_error_rule error_rule;
   int error_code;      /* the ERROR code expected (optional or required) */
   const char *pending; /* non-NULL: the SPEC decision it waits for */
+  /* The flags the peer gets in place of the runner's (NULL-terminated;
+   * "{addr}" in one stands for the address), or NULL for the usual. */
+  const char *const *args;
   char description[CONFORM_TEXT_MAX];
   const char *source; /* "table" or "invalid.json" */
 };

@@ -90,6 +90,18 @@ static void endpoint(char *out, size_t len, const char *host, int port)
   snprintf(out, len, "%s%s%s:%d", v6 ? "[" : "", host, v6 ? "]" : "", port);
 }
 
+/* arg with "{addr}" replaced by addr, in buf. */
+static const char *with_addr(char *buf, size_t len, const char *arg,
+                             const char *addr)
+{
+  const char *at = strstr(arg, "{addr}");
+
+  if (at == NULL)
+    return arg;
+  snprintf(buf, len, "%.*s%s%s", (int)(at - arg), arg, addr, at + 6);
+  return buf;
+}
+
 static int spawn_peer(struct conform_run *r)
 {
   const struct conform_target *t = r->t;
@@ -103,7 +115,15 @@ static int spawn_peer(struct conform_run *r)
 
   for (; base[n] != NULL && n < MODEL_ARGV_MAX - 12; n++)
     argv[n] = base[n];
-  if (r->c->role == CONFORM_SERVER) {
+  if (r->c->args != NULL) {
+    endpoint(addr, sizeof(addr), t->host,
+             r->c->role == CONFORM_SERVER ? 0 : r->port);
+    for (int i = 0; r->c->args[i] != NULL && n < MODEL_ARGV_MAX - 1 &&
+                    i < CONFORM_ARGS_MAX;
+         i++)
+      argv[n++] = with_addr(r->args_buf[i], sizeof(r->args_buf[i]),
+                            r->c->args[i], addr);
+  } else if (r->c->role == CONFORM_SERVER) {
     endpoint(addr, sizeof(addr), t->host, 0);
     argv[n++] = "--listen";
     argv[n++] = addr;
@@ -172,7 +192,7 @@ static void reap(struct conform_run *r, uint64_t now)
     uv_close((uv_handle_t *)&r->listener, on_closed);
   }
   if (r->phase == CONFORM_PHASE_PREFIX && r->c->role == CONFORM_CLIENT &&
-      !r->connected)
+      !r->connected && r->c->state != CONFORM_COMMAND_LINE)
     conform_wire_fault(r, "exited before it connected");
 }
 
@@ -252,7 +272,7 @@ static void check_cleanup(struct conform_run *r)
 static void describe(const struct conform_case *c, struct conform_outcome *o)
 {
   static const char *const states[] = {"start", "at_sequence", "after_bye",
-                                       "whole_session"};
+                                       "whole_session", "command_line"};
   static const char *const ends[] = {"none", "eof", "reset"};
 
   snprintf(o->role, sizeof(o->role), "%s",
@@ -264,7 +284,8 @@ static void describe(const struct conform_case *c, struct conform_outcome *o)
     snprintf(o->state, sizeof(o->state), "%s", states[c->state]);
   snprintf(o->source, sizeof(o->source), "%s", c->source ? c->source : "table");
   snprintf(o->description, sizeof(o->description), "%s", c->description);
-  o->expect_pass = c->rejection == NULL;
+  o->expect_pass = c->rejection == NULL && c->state != CONFORM_COMMAND_LINE;
+  o->expect_usage = c->state == CONFORM_COMMAND_LINE;
   snprintf(o->rejection, sizeof(o->rejection), "%s",
            c->rejection ? c->rejection : "");
   o->error_rule = c->error_rule;

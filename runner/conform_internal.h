@@ -13,6 +13,7 @@
 #include "runner/tempdir.h"
 
 #define CONFORM_READ_CHUNK 65536
+#define CONFORM_ARGS_MAX 16
 /* The scripted peer's receive buffer: one whole frame of the largest
  * payload, and a read's worth beyond it. */
 #define CONFORM_RX_MAX (PROTO_MAX_FRAME_BYTES + CONFORM_READ_CHUNK)
@@ -46,6 +47,7 @@ struct conform_run {
   uint64_t term_next_ns;
   int ready;
   int port;
+  char args_buf[CONFORM_ARGS_MAX][128];
 
   /* The connection. */
   uv_tcp_t listener, conn;

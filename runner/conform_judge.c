@@ -140,13 +140,35 @@ static void judge_reject(struct conform_run *r)
          c->error_code);
 }
 
+/* A wrong command line: exit 2 at once, one stderr line, and nothing on
+ * the network (lanes/README.md, "Both"). */
+static void judge_usage(struct conform_run *r)
+{
+  struct conform_outcome *o = r->out;
+
+  if (o->timed_out)
+    fail(o, "did not exit within the deadline");
+  else if (!o->exited || o->exit_code != 2)
+    fail(o, "%s %d, not 2, for a wrong command line",
+         o->exited ? "exited" : "died by signal",
+         o->exited ? o->exit_code : o->signal);
+  else if (r->connected)
+    fail(o, "connected although its command line is wrong");
+  else if (r->ready)
+    fail(o, "printed READY although its command line is wrong");
+  else if (o->stderr_lines != 1)
+    fail(o, "%d lines on stderr, not one", o->stderr_lines);
+}
+
 void conform_judge(struct conform_run *r)
 {
   struct conform_outcome *o = r->out;
 
   read_stderr(r);
   o->verdict = CONFORM_PASSED;
-  if (r->c->role == CONFORM_SERVER && !r->ready && r->fault[0] == '\0')
+  if (r->c->state == CONFORM_COMMAND_LINE)
+    judge_usage(r);
+  else if (r->c->role == CONFORM_SERVER && !r->ready && r->fault[0] == '\0')
     fail(o, "no READY line%s%s", o->stderr_line[0] ? ": " : "", o->stderr_line);
   else if (r->fault[0] != '\0')
     fail(o, "%s", r->fault);

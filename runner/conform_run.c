@@ -80,10 +80,13 @@ static void list_cases(const struct conform_cases *cases, FILE *out)
 {
   for (int i = 0; i < cases->n; i++) {
     const struct conform_case *c = &cases->list[i];
-    fprintf(out, "%s/%s\t%s\t%s%s\n",
+    fprintf(out, "%s/%s\t%s\t%s\terror:%s\t%s%s\n",
             c->role == CONFORM_SERVER ? "server" : "client", c->name,
-            c->rejection ? c->rejection : "pass", c->source,
-            c->pending ? "\tpending" : "");
+            c->state == CONFORM_COMMAND_LINE ? "usage"
+            : c->rejection                   ? c->rejection
+                                             : "pass",
+            c->source, conform_error_rule_name(c->error_rule),
+            c->pending ? "pending: " : "", c->pending ? c->pending : "");
   }
 }
 

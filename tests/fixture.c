@@ -118,6 +118,15 @@ static const struct mode {
     {"ready-nul", FIXTURE_SERVER, FAULT_READY_NUL,
      "`READY <port>`, a NUL byte and more text on the READY line, then "
      "serves correctly"},
+    {"lax-payload", FIXTURE_SERVER, FAULT_LAX_PAYLOAD,
+     "does not check REQUEST payloads (answers whatever came, XORed)"},
+    {"lax-sequence", FIXTURE_SERVER, FAULT_LAX_SEQUENCE,
+     "ignores sequence gaps: a REQUEST beyond the next one is taken as the "
+     "next"},
+    {"no-error", FIXTURE_SERVER, FAULT_NO_ERROR,
+     "rejects as it should, but never sends an ERROR frame"},
+    {"lax-response", FIXTURE_CLIENT, FAULT_LAX_RESPONSE,
+     "does not check RESPONSE payloads"},
 };
 
 /* ---- command line ---- */

@@ -51,7 +51,12 @@ enum fixture_fault {
   FAULT_BAD_VERSION,
   FAULT_WRONG_COUNTS,
   FAULT_SHORT_PATHS,
-  FAULT_READY_NUL
+  FAULT_READY_NUL,
+  /* lax peers for crossrun conform's tests: each skips one check */
+  FAULT_LAX_PAYLOAD,  /* server */
+  FAULT_LAX_SEQUENCE, /* server */
+  FAULT_NO_ERROR,     /* server */
+  FAULT_LAX_RESPONSE  /* client */
 };
 
 /* What short-paths prints on stderr: the absolute paths that are shortest

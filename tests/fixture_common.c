@@ -124,7 +124,8 @@ void fixture_reject(int fd, int err)
 
   fprintf(stderr, "%s: %s: %s\n", fixture_prog, proto_error_name(err),
           fixture_why);
-  if (err != PROTO_E_PEER_ERROR && fd >= 0) {
+  if (err != PROTO_E_PEER_ERROR && fd >= 0 &&
+      fixture_mode_fault != FAULT_NO_ERROR) {
     n = proto_error_encode(frame, proto_error_code_for(err), fixture_why);
     (void)send(fd, frame, n, MSG_NOSIGNAL | MSG_DONTWAIT);
   }

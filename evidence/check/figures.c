@@ -5,6 +5,7 @@
  * There is no second copy of any policy here: what is checked is what the
  * writer would have written from these samples. */
 #include "evidence/check/figures.h"
+#include "evidence/check/conform_figures.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -901,6 +902,8 @@ int figures_check(json_object *doc, figures_sink *sink, void *ctx)
   w.ctx = ctx;
   if (!json_object_is_type(doc, json_type_object))
     return 0;
+  if (is(str(doc, "mode"), "conform"))
+    return conform_figures_check(doc, sink, ctx);
   if (is(str(doc, "mode"), "merged"))
     check_merged(&w, doc);
   else

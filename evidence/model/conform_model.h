@@ -36,6 +36,7 @@ struct conform_outcome {
   char source[16]; /* "table" or "invalid.json" */
   char description[CONFORM_TEXT_MAX];
   int expect_pass;    /* a valid session: exit 0 and a correct result */
+  int expect_usage;   /* a wrong command line: exit 2, no connection */
   char rejection[24]; /* the rejection expected, "" for a pass */
   enum conform_error_rule error_rule;
   int error_code; /* the code expected, 0 for none */

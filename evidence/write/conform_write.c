@@ -21,7 +21,7 @@ json_object *conform_runtime_totals_json(const char *status,
 
   evidence_put(o, "status", json_object_new_string(status));
   evidence_put(
-      o, "cases",
+      o, "total",
       json_object_new_int(t->passed + t->failed + t->pending + t->error));
   evidence_put(o, "passed", json_object_new_int(t->passed));
   evidence_put(o, "failed", json_object_new_int(t->failed));
@@ -35,9 +35,11 @@ static json_object *expected_json(const struct conform_outcome *c)
   json_object *o = json_object_new_object();
 
   evidence_put(o, "outcome",
-               json_object_new_string(c->expect_pass ? "pass" : "reject"));
+               json_object_new_string(c->expect_usage  ? "usage"
+                                      : c->expect_pass ? "pass"
+                                                       : "reject"));
   evidence_put(o, "rejection",
-               c->expect_pass ? NULL : json_object_new_string(c->rejection));
+               c->rejection[0] ? json_object_new_string(c->rejection) : NULL);
   evidence_put(o, "error_frame",
                json_object_new_string(conform_error_rule_name(c->error_rule)));
   evidence_put(o, "error_code", int_or_null(c->error_code > 0, c->error_code));
