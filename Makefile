@@ -185,8 +185,12 @@ $(BUILD)/tests/test_%$(EXE): $(call obj,tests/test_%.c) $(TEST_LIB) $(CORE_OBJ)
 c-lane: $(BUILD)/lanes/c/client$(EXE) $(BUILD)/lanes/c/server$(EXE)
 baseline: $(BUILD)/bench/baseline
 
+# The lanes, then every available runtime against the scripted peer's
+# smoke subset (crossrun conform --quick); both run, either fails it.
 quick: all
-	./$(BUILD)/crossrun quick
+	./$(BUILD)/crossrun quick; lanes=$$?; \
+	  ./$(BUILD)/crossrun conform --quick --out crossrun-conform-quick.json; \
+	  conform=$$?; [ $$lanes -eq 0 ] && [ $$conform -eq 0 ]
 
 test: all $(TESTS)
 	BUILD=$(BUILD) ./tests/run

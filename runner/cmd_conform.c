@@ -16,6 +16,7 @@
 #include "runner/matrix.h"
 #include "runner/options.h"
 #include "runner/prepare.h"
+#include "runner/record.h"
 #include "runner/run.h"
 
 static const struct options_command usage = {
@@ -68,12 +69,37 @@ static int load(struct conform_options *o, struct lanes *l, char *err,
   return 0;
 }
 
+/* With --record: the provenance a record carries. */
+static int provenance(struct conform_options *o, const struct lanes *l,
+                      struct evidence_provenance *p, FILE *errf)
+{
+  char path[LANES_PATH_MAX + 16], err[512];
+
+  if (!o->record)
+    return RUN_EXIT_OK;
+  memset(p, 0, sizeof(*p));
+  record_provenance(l->root, p);
+  snprintf(path, sizeof(path), "%s/matrix.yaml", l->root);
+  if (record_add_matrix(p, path, l->root, err, sizeof(err)) != 0) {
+    fprintf(errf, "crossrun conform: %s\n", err);
+    return RUN_EXIT_RUNNER;
+  }
+  for (int i = 0; i < o->nmatrix; i++)
+    if (record_add_matrix(p, o->matrix[i], l->root, err, sizeof(err)) != 0) {
+      fprintf(errf, "crossrun conform: %s\n", err);
+      return RUN_EXIT_RUNNER;
+    }
+  o->provenance = p;
+  return RUN_EXIT_OK;
+}
+
 int cmd_conform(int argc, char **argv, FILE *out, FILE *errf)
 {
   struct conform_options o;
   struct lanes *l = calloc(1, sizeof(*l));
   char bin[LANES_PATH_MAX], err[1024];
   void (*old_int)(int), (*old_term)(int);
+  struct evidence_provenance prov;
   int rc;
 
   conform_options_init(&o);
@@ -104,6 +130,12 @@ int cmd_conform(int argc, char **argv, FILE *out, FILE *errf)
                       &o.case_timeout_ms, "SEC",
                       "time for a peer to react to a case's input"),
        .max = 3600, .shown = "5"},
+      OPTIONS_FLAG("quick", 0, &o.quick,
+                   "a smoke subset: one valid session and one case of each "
+                   "kind of rejection per role (what make quick runs)"),
+      OPTIONS_FLAG("record", 0, &o.record,
+                   "fill the evidence's provenance (commit, branch, clean, "
+                   "CI, the matrix files' SHA-256) as crossrun record does"),
       OPTIONS_FLAG("list", 0, &o.list,
                    "print the selected cases, one per line, and run none"),
       OPTIONS_SET("no-progress", 0, &o.progress, 0,
@@ -127,6 +159,10 @@ int cmd_conform(int argc, char **argv, FILE *out, FILE *errf)
             "(127.0.0.1 or ::1)\n",
             o.host);
     rc = RUN_EXIT_USAGE;
+  } else if (o.quick && o.cases != NULL) {
+    fprintf(errf, "crossrun conform: --quick and --cases: give one of "
+                  "them\n");
+    rc = RUN_EXIT_USAGE;
   } else if (load(&o, l, err, sizeof(err)) != 0) {
     fprintf(errf, "crossrun conform: %s\n", err);
     rc = RUN_EXIT_USAGE;
@@ -138,7 +174,11 @@ int cmd_conform(int argc, char **argv, FILE *out, FILE *errf)
     old_int = signal(SIGINT, on_stop_signal);
     old_term = signal(SIGTERM, on_stop_signal);
     o.stop = &stop_signal;
-    rc = conform_run(&o, l, out, errf);
+    if (o.quick)
+      o.cases = CONFORM_QUICK_CASES;
+    rc = provenance(&o, l, &prov, errf);
+    if (rc == RUN_EXIT_OK)
+      rc = conform_run(&o, l, out, errf);
     signal(SIGINT, old_int);
     signal(SIGTERM, old_term);
   }

@@ -10,6 +10,7 @@
 #include "evidence/base/json_read.h"
 #include "evidence/diff/diff.h"
 #include "evidence/report/report.h"
+#include "runner/conform_report.h"
 #include "runner/options.h"
 #include "runner/outfile.h"
 #include "runner/run.h"
@@ -208,6 +209,9 @@ static int report(const char *file, const char *baseline,
   int rc = RUN_EXIT_OK;
 
   memset(&d, 0, sizeof(d));
+  if ((rc = conform_report(file, baseline, outputs, out, errf)) >= 0)
+    return rc;
+  rc = RUN_EXIT_OK;
   if (report_load(&r, file, err, sizeof(err)) != 0) {
     fprintf(errf, "crossrun report: %s: %s\n", file, err);
     return RUN_EXIT_FAILED;

@@ -113,6 +113,11 @@ int conform_code_for(const char *rejection);
  * it does it carries the rejection's code. A valid session sends none. */
 void conform_case_error_rule(struct conform_case *k);
 
+/* Whether issue 13's decision id ("D3") has landed in protocol/SPEC.md
+ * and the lanes: the checks it defines fail a case from then on; before,
+ * they make it pending. */
+int conform_decision_landed(const char *id);
+
 /* Runs one case against target and fills out (the case's fields too).
  * Returns 0 when it ran to a verdict, or -1 when the runner itself could
  * not run it (out->verdict is CONFORM_ERROR, err says why). */

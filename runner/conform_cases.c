@@ -92,11 +92,31 @@ void conform_case_error_rule(struct conform_case *k)
   k->error_code = conform_code_for(k->rejection);
   k->error_rule = k->rejection == NULL ? CONFORM_ERROR_NOT_EXPECTED
                                        : CONFORM_ERROR_NONE_REQUIRED;
-  if (k->role != CONFORM_SERVER || k->rejection == NULL)
+  if (k->rejection == NULL)
+    return;
+  /* No ERROR in answer to an ERROR (issue 13's D3). */
+  if (strcmp(k->rejection, "peer_error") == 0)
+    k->error_rule = CONFORM_ERROR_NOT_EXPECTED;
+  if (k->role != CONFORM_SERVER)
     return;
   if ((k->state == CONFORM_AT_START &&
        (strcmp(k->rejection, "unsupported_version") == 0 ||
         strcmp(k->rejection, "bad_workload") == 0)) ||
       strcmp(k->rejection, "count_mismatch") == 0)
     k->error_rule = CONFORM_ERROR_REQUIRED;
+}
+
+int conform_decision_landed(const char *id)
+{
+  /* Flipped to 1 by the commit that lands each decision. */
+  static const struct {
+    const char *id;
+    int landed;
+  } decisions[] = {{"D1", 0}, {"D2", 0}, {"D3", 0}, {"D4", 0}, {"D5", 0},
+                   {"D6", 0}, {"D7", 0}, {"D8", 0}, {"D9", 0}, {"D10", 0}};
+
+  for (size_t i = 0; i < sizeof(decisions) / sizeof(decisions[0]); i++)
+    if (strcmp(decisions[i].id, id) == 0)
+      return decisions[i].landed;
+  return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "evidence/base/utf8.h"
 #include "runner/conform_internal.h"
 #include "runner/result.h"
 
@@ -27,21 +28,63 @@ static void fail(struct conform_outcome *o, const char *fmt, ...)
   va_end(ap);
 }
 
+/* A failure that an issue 13 decision defines: a failure once the
+ * decision has landed (runner/conform_cases.c), until then the case is
+ * pending with this reason. */
+static void decided(struct conform_run *r, const char *decision,
+                    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void decided(struct conform_run *r, const char *decision,
+                    const char *fmt, ...)
+{
+  struct conform_outcome *o = r->out;
+  char why[CONFORM_TEXT_MAX];
+  va_list ap;
+
+  if (o->verdict == CONFORM_FAILED || r->undecided[0] != '\0')
+    return;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof(why), fmt, ap);
+  va_end(ap);
+  if (conform_decision_landed(decision)) {
+    fail(o, "%s (issue 13's %s)", why, decision);
+    return;
+  }
+  snprintf(r->undecided, sizeof(r->undecided), "%s", decision);
+  snprintf(o->reason, sizeof(o->reason), "%s", why);
+}
+
 static int word_char(char ch)
 {
   return isalnum((unsigned char)ch) || ch == '_';
 }
 
-/* Whether line holds name as a whole word ("wrong_sequence", not
- * "wrong_sequences"). */
-static int names(const char *line, const char *name)
+/* Where line holds name as a whole word ("wrong_sequence", not
+ * "wrong_sequences"), or NULL. */
+static const char *word_at(const char *line, const char *name)
 {
   size_t n = strlen(name);
 
   for (const char *p = strstr(line, name); p != NULL; p = strstr(p + 1, name))
     if ((p == line || !word_char(p[-1])) && !word_char(p[n]))
-      return 1;
-  return 0;
+      return p;
+  return NULL;
+}
+
+/* The first rejection name of SPEC.md section 6 in line (issue 13's D10:
+ * "peer_error: ... wrong_sequence" reports peer_error), or NULL. */
+static const char *first_rejection(const char *line)
+{
+  const char *first = NULL, *name = NULL;
+
+  for (int e = PROTO_E_UNSUPPORTED_VERSION; e >= PROTO_E_PEER_ERROR; e--) {
+    const char *at = word_at(line, proto_error_name(e));
+    if (at != NULL && (first == NULL || at < first)) {
+      first = at;
+      name = proto_error_name(e);
+    }
+  }
+  return name;
 }
 
 static void read_stderr(struct conform_run *r)
@@ -51,9 +94,17 @@ static void read_stderr(struct conform_run *r)
   size_t len = capture_text(&r->err_cap, text, sizeof(text));
 
   capture_first_line(&r->err_cap, o->stderr_line, sizeof(o->stderr_line));
+  {
+    size_t n = strlen(o->stderr_line);
+    if (n > 0 && o->stderr_line[n - 1] == '\r')
+      o->stderr_line[--n] = '\0';
+    r->stderr_not_text = utf8_error_at(o->stderr_line, n) >= 0;
+  }
   for (char *p = o->stderr_line; *p; p++)
-    if ((unsigned char)*p < 0x20)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f) {
       *p = '?';
+      r->stderr_not_text = 1;
+    }
   o->stderr_lines = 0;
   for (size_t i = 0; i < len; i++)
     if (text[i] == '\n')
@@ -125,19 +176,41 @@ static void judge_reject(struct conform_run *r)
     fail(o, "exited 0: accepted what it must reject as %s", c->rejection);
     return;
   }
-  if (o->stderr_lines == 0)
+  if (o->stderr_lines == 0) {
     fail(o, "exited %d without a line on stderr", o->exit_code);
-  else if (!names(o->stderr_line, c->rejection))
-    fail(o, "its stderr line does not name %s: '%.120s'", c->rejection,
-         o->stderr_line);
-  else if (o->stderr_lines > 1)
-    fail(o, "%d lines on stderr, not one", o->stderr_lines);
+  } else {
+    const char *named = first_rejection(o->stderr_line);
+    if (named == NULL || strcmp(named, c->rejection) != 0) {
+      if (word_at(o->stderr_line, c->rejection) != NULL)
+        decided(r, "D10", "its stderr line names %s first, not %s: '%.120s'",
+                named, c->rejection, o->stderr_line);
+      else
+        fail(o, "its stderr line does not name %s: '%.120s'", c->rejection,
+             o->stderr_line);
+    } else if (o->stderr_lines > 1) {
+      fail(o, "%d lines on stderr, not one", o->stderr_lines);
+    } else if (r->stderr_not_text) {
+      decided(r, "D8",
+              "its stderr line is not UTF-8 text without control "
+              "characters: '%.120s'",
+              o->stderr_line);
+    }
+  }
   if (c->error_rule == CONFORM_ERROR_REQUIRED && !o->error_received)
     fail(o, "no ERROR frame (SPEC.md requires code %d)", c->error_code);
+  else if (c->error_rule == CONFORM_ERROR_NOT_EXPECTED && o->error_received)
+    decided(r, "D3", "answered with an ERROR frame (code %d)",
+            o->error_received_code);
   else if (o->error_received && c->error_code != 0 &&
            o->error_received_code != c->error_code)
     fail(o, "ERROR code %d, expected %d", o->error_received_code,
          c->error_code);
+  else if (o->error_received &&
+           strncmp(r->error_reason, c->rejection, strlen(c->rejection)) != 0)
+    decided(r, "D3", "its ERROR reason does not start with %s: '%.80s'",
+            c->rejection, r->error_reason);
+  if (r->after_fault[0] != '\0')
+    decided(r, "D3", "after the input it sent %s", r->after_fault);
 }
 
 /* A wrong command line: exit 2 at once, one stderr line, and nothing on
@@ -183,9 +256,17 @@ void conform_judge(struct conform_run *r)
          o->temp_entries_left == 1 ? "y" : "ies");
   if (o->port_checked && !o->port_free)
     fail(o, "its port %d could not be bound again", r->port);
+  if (o->verdict == CONFORM_PASSED && r->undecided[0] != '\0') {
+    o->verdict = CONFORM_PENDING;
+    snprintf(o->pending_why, sizeof(o->pending_why),
+             "issue 13's %s has not landed", r->undecided);
+    return;
+  }
   if (o->verdict == CONFORM_PASSED)
     snprintf(o->reason, sizeof(o->reason), "%s",
-             r->c->rejection ? "rejected as required" : "passed the session");
+             r->c->rejection                       ? "rejected as required"
+             : r->c->state == CONFORM_COMMAND_LINE ? "refused its command line"
+                                                   : "passed the session");
   if (r->c->pending != NULL)
     o->verdict = CONFORM_PENDING;
 }

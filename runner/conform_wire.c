@@ -398,6 +398,20 @@ static void server_frame(struct conform_run *r, const struct proto_header *h,
 
 /* ---- reading ---- */
 
+static void after_fault(struct conform_run *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void after_fault(struct conform_run *r, const char *fmt, ...)
+{
+  va_list ap;
+
+  if (r->after_fault[0] != '\0' || r->phase == CONFORM_PHASE_PREFIX)
+    return;
+  va_start(ap, fmt);
+  vsnprintf(r->after_fault, sizeof(r->after_fault), fmt, ap);
+  va_end(ap);
+}
+
 static void note_error(struct conform_run *r, const struct proto_header *h,
                        const uint8_t *payload)
 {
@@ -406,13 +420,56 @@ static void note_error(struct conform_run *r, const struct proto_header *h,
   char reason[PROTO_MAX_REASON_BYTES + 1];
 
   proto_error_decode(payload, h->payload_length, &code, reason, sizeof(reason));
+  if (o->error_received)
+    after_fault(r, "a second ERROR frame");
   if (!o->error_received) {
     o->error_received = 1;
     o->error_received_code = code;
+    snprintf(r->error_reason, sizeof(r->error_reason), "%s", reason);
   }
   if (r->phase == CONFORM_PHASE_PREFIX)
     conform_wire_fault(r, "sent ERROR code %u during a valid session: %.80s",
                        code, reason);
+}
+
+/* What the peer may send after the input (issue 13's D3, D7): answers
+ * that continue the session correctly, then at most one ERROR frame, then
+ * its end. */
+static void after_frame(struct conform_run *r, const struct proto_header *h,
+                        const uint8_t *payload)
+{
+  const struct proto_workload *w = &r->c->w;
+  uint64_t next =
+      (r->c->role == CONFORM_SERVER ? r->responses : r->requests) + 1;
+  struct proto_counts got, want;
+
+  if (r->out->error_received) {
+    after_fault(r, "a frame after its ERROR frame");
+    return;
+  }
+  if (h->type == PROTO_BYE_ACK || h->type == PROTO_BYE) {
+    proto_counts_decode(payload, &got);
+    proto_counts_expected(w, h->type == PROTO_BYE_ACK, &want);
+    if (next == r->total + 1 && h->sequence == next &&
+        h->type == (r->c->role == CONFORM_SERVER ? PROTO_BYE_ACK : PROTO_BYE) &&
+        memcmp(&got, &want, sizeof(got)) == 0)
+      return;
+  } else if (h->type == (r->c->role == CONFORM_SERVER ? PROTO_RESPONSE
+                                                      : PROTO_REQUEST) &&
+             h->sequence == next && next <= r->total &&
+             h->payload_length == w->payload_bytes &&
+             (r->c->role == CONFORM_SERVER
+                  ? proto_response_check(payload, h->payload_length, next)
+                  : proto_payload_check(payload, h->payload_length, next)) ==
+                 0) {
+    if (r->c->role == CONFORM_SERVER)
+      r->responses++;
+    else
+      r->requests++;
+    return;
+  }
+  after_fault(r, "type %u sequence %llu, not the next frame of a valid session",
+              h->type, (unsigned long long)h->sequence);
 }
 
 static void process(struct conform_run *r)
@@ -427,6 +484,9 @@ static void process(struct conform_run *r)
       if (r->phase == CONFORM_PHASE_PREFIX)
         conform_wire_fault(r, "sent a frame whose header is %s",
                            proto_error_name((int)size));
+      else
+        after_fault(r, "bytes that are not a frame (%s)",
+                    proto_error_name((int)size));
       off = r->rx_len; /* no framing left to follow */
       break;
     }
@@ -437,6 +497,8 @@ static void process(struct conform_run *r)
     else if (r->phase == CONFORM_PHASE_PREFIX)
       (r->c->role == CONFORM_SERVER ? client_frame : server_frame)(
           r, &h, r->rx + off + PROTO_HEADER_BYTES);
+    else if (r->c->rejection != NULL)
+      after_frame(r, &h, r->rx + off + PROTO_HEADER_BYTES);
     off += (size_t)size;
   }
   if (r->fault[0] != '\0') {

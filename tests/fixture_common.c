@@ -126,7 +126,11 @@ void fixture_reject(int fd, int err)
           fixture_why);
   if (err != PROTO_E_PEER_ERROR && fd >= 0 &&
       fixture_mode_fault != FAULT_NO_ERROR) {
-    n = proto_error_encode(frame, proto_error_code_for(err), fixture_why);
+    char reason[FIXTURE_WHY_BYTES + 32];
+    /* The reason starts with the rejection's name (issue 13's D3). */
+    snprintf(reason, sizeof(reason), "%s: %s", proto_error_name(err),
+             fixture_why);
+    n = proto_error_encode(frame, proto_error_code_for(err), reason);
     (void)send(fd, frame, n, MSG_NOSIGNAL | MSG_DONTWAIT);
   }
   if (fd >= 0)

@@ -28,6 +28,21 @@ static int run(struct child_run *r, const char *const *args, double seconds)
   return r->exited && !r->timed_out ? (int)r->exit_status : -1;
 }
 
+static char *slurp(const char *path)
+{
+  FILE *f = fopen(path, "rb");
+  char *text = calloc(1, 1 << 20);
+  size_t n = 0;
+
+  if (f != NULL && text != NULL) {
+    n = fread(text, 1, (1 << 20) - 1, f);
+    text[n] = '\0';
+  }
+  if (f != NULL)
+    fclose(f);
+  return text;
+}
+
 static void test_usage(void)
 {
   static const struct {
@@ -101,7 +116,8 @@ static char *failed_cases(json_object *doc, const char *runtime)
   {
     json_object *v;
     if (json_object_object_get_ex(c, "verdict", &v) &&
-        strcmp(json_object_get_string(v), "passed") != 0)
+        (strcmp(json_object_get_string(v), "failed") == 0 ||
+         strcmp(json_object_get_string(v), "error") == 0))
       used += (size_t)snprintf(out + used, 65536 - used, "%s\n", key);
   }
   return out;
@@ -226,6 +242,41 @@ static void test_lax_runtimes(void)
   }
   free(ok);
   json_object_put(doc);
+  {
+    char md[600], html[600], junit[600];
+    const char *rargs[] = {crossrun, "report", out,       "--markdown", md,
+                           "--html", html,     "--junit", junit,        NULL};
+    char *text;
+    int cases = 0;
+    snprintf(md, sizeof(md), "%s/lax.md", dir);
+    snprintf(html, sizeof(html), "%s/lax.html", dir);
+    snprintf(junit, sizeof(junit), "%s/lax.xml", dir);
+    memset(&r, 0, sizeof(r));
+    rc = child_run(&r, rargs, root, NULL, tap_timeout_s(60));
+    TAP_OK(rc == 0 && child_succeeded(&r), "crossrun report renders it");
+    child_release(&r);
+    text = slurp(md);
+    TAP_OK(strstr(text, "### Conformance of laxpayload") &&
+               strstr(text, "server/request\\_masked | failed | reject "
+                            "wrong\\_payload"),
+           "the Markdown has a conformance section per runtime naming each "
+           "failed case");
+    free(text);
+    text = slurp(html);
+    TAP_OK(strstr(text, "<h3>Conformance of noerror</h3>") &&
+               strstr(text, "<td>server/bye_wrong_requests</td>"),
+           "so has the HTML");
+    free(text);
+    text = slurp(junit);
+    for (const char *p = text; (p = strstr(p, "<testcase ")) != NULL; p++)
+      cases++;
+    TAP_OK(strstr(text, "<testsuite name=\"laxsequence\"") &&
+               strstr(text, "name=\"server/request_skipped\" time=") &&
+               strstr(text, "<failure message=\"no rejection within") &&
+               cases > 5 * 10,
+           "the JUnit XML has a testcase per runtime and case (%d)", cases);
+    free(text);
+  }
   {
     const char *vargs[] = {crossrun, "validate", out, NULL};
     memset(&r, 0, sizeof(r));

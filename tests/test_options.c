@@ -334,8 +334,8 @@ static void test_commands(void)
   rc = crossrun("frobnicate", &out, &err);
   TAP_OK(rc == 2 && strchr(err, '\n') == err + strlen(err) - 1 &&
              strstr(err, "unknown command 'frobnicate' (expected quick, run, "
-                         "record, merge, report, compare, validate or "
-                         "rerun"),
+                         "record, conform, merge, report, compare, validate "
+                         "or rerun"),
          "an unknown command is one line: %.*s", (int)strcspn(err, "\n"), err);
   free(out);
   free(err);
