@@ -7,6 +7,7 @@
 #include <uv.h>
 
 #include "runner/options.h"
+#include "runner/lanes.h"
 
 void cli_defaults(enum cli_command cmd, struct cli_options *o)
 {
@@ -107,6 +108,14 @@ static int parse_shard(const struct options_entry *opt, const char *value,
   return 0;
 }
 
+/* --transport tcp,tls: the transports of the lanes. */
+static int parse_transport(const struct options_entry *opt, const char *value,
+                           char *err, size_t errlen)
+{
+  struct cli_options *o = opt->value;
+  return lanes_transports_parse(value, &o->transports, err, errlen);
+}
+
 /* A workload figure that wins over the matrix's. */
 #define FIGURE(name, field, lo, hi, bit, help)                                 \
   {                                                                            \
@@ -128,8 +137,12 @@ static int table_lanes(enum cli_command cmd, struct cli_options *o,
   struct options_entry e[] = {
       {OPTIONS_FIELDS(OPTIONS_KIND_STRING, "lanes", 0, &o->lanes, "LIST",
                       "lanes to run, comma-separated names or patterns "
-                      "(c-c, 'node-*', '*-rust')"),
+                      "(c-c, 'node-*', '*-rust', 'c-c+tls')"),
        .shown = "every lane"},
+      {OPTIONS_FIELDS(OPTIONS_KIND_CUSTOM, "transport", 0, o, "LIST",
+                      "transports of the lanes, comma-separated: tcp, tls "
+                      "(lanes over tls are named 'c-c+tls')"),
+       .parse = parse_transport, .shown = "the matrix's transports"},
       {OPTIONS_FIELDS(OPTIONS_KIND_STRING, "matrix", 0, o->matrix, "FILE",
                       "read runtimes and workloads from FILE too "
                       "(repeatable; a runtime of the same name replaces "

@@ -28,7 +28,9 @@ struct cli_options {
   int help;    /* --help was given: print usage, do nothing else */
   int version; /* --version */
   const char *lanes;
-  const char *workload_name;          /* "quick" or "full" unless --workload */
+  unsigned transports;       /* --transport: LANES_TRANSPORT_BIT bits, 0: not
+                                given (the matrix's set) */
+  const char *workload_name; /* "quick" or "full" unless --workload */
   const char *matrix[CLI_MAX_MATRIX]; /* --matrix files, in order */
   int nmatrix;
   int no_packages;

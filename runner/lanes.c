@@ -71,7 +71,69 @@ int lanes_reserve(struct lanes *l, int runtimes, int workloads)
 
 int lanes_capacity(const struct lanes *l)
 {
-  return l->nruntimes > 0 ? l->nruntimes * l->nruntimes : 1;
+  return l->nruntimes > 0 ? l->nruntimes * l->nruntimes * LANES_NTRANSPORTS : 1;
+}
+
+const char *lanes_transport_name(int transport)
+{
+  switch (transport) {
+  case LANES_TCP:
+    return "tcp";
+  case LANES_TLS:
+    return "tls";
+  default:
+    return "unknown";
+  }
+}
+
+int lanes_transports_parse(const char *list, unsigned *set, char *err,
+                           size_t errlen)
+{
+  const char *p = list;
+
+  *set = 0;
+  while (p != NULL) {
+    size_t len = strcspn(p, ",");
+    int found = -1;
+    for (int t = 0; t < LANES_NTRANSPORTS; t++)
+      if (strlen(lanes_transport_name(t)) == len &&
+          strncmp(p, lanes_transport_name(t), len) == 0)
+        found = t;
+    if (found < 0) {
+      snprintf(err, errlen, "unknown transport '%.*s' (expected tcp or tls)",
+               (int)(len < 40 ? len : 40), p);
+      return -1;
+    }
+    *set |= LANES_TRANSPORT_BIT(found);
+    p = p[len] == ',' ? p + len + 1 : NULL;
+  }
+  return 0;
+}
+
+unsigned lanes_run_transports(const struct lanes *l, unsigned given)
+{
+  if (given != 0)
+    return given;
+  return l->transports != 0 ? l->transports : LANES_TRANSPORT_BIT(LANES_TCP);
+}
+
+int lanes_transport_supported(const struct lane *ln, char *why, size_t whylen)
+{
+  const struct runtime *rt[2] = {ln->client, ln->server};
+  for (int k = 0; k < 2; k++) {
+    unsigned set = rt[k]->transports;
+    if (set != 0 && !(set & LANES_TRANSPORT_BIT(ln->transport))) {
+      snprintf(why, whylen,
+               "runtime '%s' declares transports [%s%s%s] in the matrix: "
+               "not started over %s",
+               rt[k]->name, set & LANES_TRANSPORT_BIT(LANES_TCP) ? "tcp" : "",
+               set == LANES_TRANSPORTS_ALL ? ", " : "",
+               set & LANES_TRANSPORT_BIT(LANES_TLS) ? "tls" : "",
+               lanes_transport_name(ln->transport));
+      return 0;
+    }
+  }
+  return 1;
 }
 
 struct runtime *lanes_find_runtime(struct lanes *l, const char *name)
@@ -99,8 +161,23 @@ static int already(const struct lane *out, int n, const char *name)
   return 0;
 }
 
+/* A lane's name: "client-server", "+tls" after it over tls. */
+static void lane_name(char *out, size_t len, const struct runtime *c,
+                      const struct runtime *s, int transport)
+{
+  snprintf(out, len, "%s-%s%s", c->name, s->name,
+           transport == LANES_TCP ? "" : "+tls");
+}
+
 int lanes_select(struct lanes *l, const char *spec, struct lane *out, int max,
                  char *err, size_t errlen)
+{
+  return lanes_select_over(l, spec, LANES_TRANSPORT_BIT(LANES_TCP), out, max,
+                           err, errlen);
+}
+
+int lanes_select_over(struct lanes *l, const char *spec, unsigned transports,
+                      struct lane *out, int max, char *err, size_t errlen)
 {
   char item[128];
   const char *p = spec;
@@ -121,11 +198,15 @@ int lanes_select(struct lanes *l, const char *spec, struct lane *out, int max,
       snprintf(item, sizeof(item), "%.*s", (int)len, p);
     }
     for (int c = 0; c < l->nruntimes; c++) {
-      for (int s = 0; s < l->nruntimes; s++) {
+      for (int k = 0; k < l->nruntimes * LANES_NTRANSPORTS; k++) {
+        /* Each server over tcp, then over tls: "c-c", "c-c+tls", "c-node". */
+        int s = k / LANES_NTRANSPORTS, t = k % LANES_NTRANSPORTS;
         struct runtime *rc = &l->runtimes[c], *rs = &l->runtimes[s];
         char name[sizeof(out[0].name)];
 
-        snprintf(name, sizeof(name), "%s-%s", rc->name, rs->name);
+        if (!(transports & LANES_TRANSPORT_BIT(t)))
+          continue;
+        lane_name(name, sizeof(name), rc, rs, t);
         if (p == NULL ? (rc->hidden || rs->hidden) : !glob_match(item, name))
           continue;
         /* A pattern does not reach hidden runtimes; only their name does. */
@@ -141,11 +222,16 @@ int lanes_select(struct lanes *l, const char *spec, struct lane *out, int max,
         snprintf(out[n].name, sizeof(out[n].name), "%s", name);
         out[n].client = rc;
         out[n].server = rs;
+        out[n].transport = t;
         n++;
       }
     }
     if (p != NULL && !matched) {
-      snprintf(err, errlen, "--lanes: no lane matches '%s' (runtimes:", item);
+      snprintf(err, errlen,
+               "--lanes: no lane matches '%s' over %s%s%s (runtimes:", item,
+               transports & LANES_TRANSPORT_BIT(LANES_TCP) ? "tcp" : "",
+               transports == LANES_TRANSPORTS_ALL ? "," : "",
+               transports & LANES_TRANSPORT_BIT(LANES_TLS) ? "tls" : "");
       for (int i = 0; i < l->nruntimes; i++) {
         size_t used = strlen(err);
         snprintf(err + used, errlen - used, " %s", l->runtimes[i].name);

@@ -270,6 +270,38 @@ static int load_package(struct loader *ld, const yaml_node_t *n,
   return 0;
 }
 
+/* A list of transports ("[tcp, tls]") into a set of LANES_TRANSPORT_BIT
+ * bits: at least one, each once. */
+static int load_transports(struct loader *ld, const yaml_node_t *n,
+                           unsigned *set, const char *what)
+{
+  *set = 0;
+  if (n->type != YAML_SEQUENCE_NODE)
+    return fail_at(ld, n,
+                   "expected %s as a list of transports (tcp, tls), "
+                   "found %s",
+                   what, kind(n));
+  for (yaml_node_item_t *it = n->data.sequence.items.start;
+       it < n->data.sequence.items.top; it++) {
+    const yaml_node_t *item = node(ld, *it);
+    const char *text = scalar(item);
+    unsigned one;
+    char err[96];
+    if (text == NULL ||
+        lanes_transports_parse(text, &one, err, sizeof(err)) != 0 ||
+        strchr(text, ',') != NULL)
+      return fail_at(ld, item, "expected tcp or tls in %s, found %s%s%s", what,
+                     text ? "'" : "", text ? text : kind(item),
+                     text ? "'" : "");
+    if (*set & one)
+      return fail_at(ld, item, "%s names '%s' twice", what, text);
+    *set |= one;
+  }
+  if (*set == 0)
+    return fail_at(ld, n, "%s is an empty list: name tcp, tls or both", what);
+  return 0;
+}
+
 static int valid_name(const char *name)
 {
   size_t n = strlen(name);
@@ -285,12 +317,12 @@ static int valid_name(const char *name)
 static int load_runtime(struct loader *ld, const yaml_node_t *k,
                         const yaml_node_t *v, struct runtime *r)
 {
-  static const char *const keys[] = {"client",  "server",   "build",
-                                     "version", "package",  "hidden",
-                                     "pinned",  "optional", NULL};
+  static const char *const keys[] = {
+      "client", "server", "build",    "version",    "package",
+      "hidden", "pinned", "optional", "transports", NULL};
   const char *name = scalar(k);
   char where[64];
-  int have[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int have[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
 
   if (name == NULL || !valid_name(name))
     return fail_at(ld, k,
@@ -335,8 +367,11 @@ static int load_runtime(struct loader *ld, const yaml_node_t *k,
     case 6:
       rc = load_bool(ld, pv, &r->pinned, "'pinned'");
       break;
-    default:
+    case 7:
       rc = load_bool(ld, pv, &r->optional, "'optional'");
+      break;
+    default:
+      rc = load_transports(ld, pv, &r->transports, "'transports'");
     }
     if (rc != 0)
       return -1;
@@ -424,7 +459,8 @@ static int load_workload(struct loader *ld, const yaml_node_t *k,
 
 static int load_document(struct loader *ld, struct lanes *into)
 {
-  static const char *const keys[] = {"runtimes", "workloads", NULL};
+  static const char *const keys[] = {"runtimes", "workloads", "transports",
+                                     NULL};
   yaml_node_t *root = yaml_document_get_root_node(&ld->doc);
 
   if (root == NULL)
@@ -444,6 +480,13 @@ static int load_document(struct loader *ld, struct lanes *into)
     int section = key_index(k, keys);
     if (section < 0)
       return unknown_key(ld, k, "the matrix file", keys);
+    if (section == 2) {
+      /* A later file's list replaces an earlier one's, as its runtimes
+       * replace theirs. */
+      if (load_transports(ld, v, &into->transports, "'transports'"))
+        return -1;
+      continue;
+    }
     if (expect_mapping(ld, v, section ? "'workloads'" : "'runtimes'") ||
         check_duplicates(ld, v, section ? "workload" : "runtime"))
       return -1;
@@ -522,6 +565,8 @@ static void merge(struct lanes *l, struct lanes *add)
     *old = add->runtimes[i];
   }
   add->nruntimes = 0; /* the strings now belong to l */
+  if (add->transports != 0)
+    l->transports = add->transports;
   for (int i = 0; i < add->nworkloads; i++) {
     const struct workload *w = lanes_find_workload(l, add->workloads[i].name);
     if (w != NULL)

@@ -160,6 +160,65 @@ static int get_latency(struct json_object *o, struct model_latency *l,
   return 0;
 }
 
+/* One string member of a tls object into out: required, a string, and
+ * short enough to be what it names. */
+static int get_tls_string(struct json_object *o, const char *whose,
+                          const char *field, char *out, size_t outlen,
+                          char *err, size_t errlen)
+{
+  struct json_object *v;
+
+  if (!json_object_object_get_ex(o, field, &v) ||
+      !json_object_is_type(v, json_type_string)) {
+    snprintf(err, errlen, "'tls.%s' in the %sresult is %s", field, whose,
+             v == NULL ? "missing" : "not a string");
+    return -1;
+  }
+  if ((size_t)json_object_get_string_len(v) >= outlen) {
+    snprintf(err, errlen, "'tls.%s' in the %sresult is over %zu bytes", field,
+             whose, outlen - 1);
+    return -1;
+  }
+  for (const char *c = json_object_get_string(v); *c; c++)
+    if (*c < 0x20 || *c > 0x7e) {
+      snprintf(err, errlen, "'tls.%s' in the %sresult is not printable ASCII",
+               field, whose);
+      return -1;
+    }
+  snprintf(out, outlen, "%s", json_object_get_string(v));
+  return 0;
+}
+
+/* The optional "tls" object (lanes/README.md): version, cipher and alpn,
+ * and for the client handshake_ns. What it says is checked later
+ * (model_tls_check); here only its shape. */
+static int get_tls(struct json_object *obj, const char *whose, int client,
+                   struct model_tls *t, char *err, size_t errlen)
+{
+  struct json_object *o, *v = NULL;
+
+  t->handshake_ns = MODEL_NOT_REPORTED;
+  if (!json_object_object_get_ex(obj, "tls", &o))
+    return 0;
+  if (!json_object_is_type(o, json_type_object)) {
+    snprintf(err, errlen, "'tls' in the %sresult is not an object", whose);
+    return -1;
+  }
+  t->reported = 1;
+  if (get_tls_string(o, whose, "version", t->version, sizeof(t->version), err,
+                     errlen) != 0 ||
+      get_tls_string(o, whose, "cipher", t->cipher, sizeof(t->cipher), err,
+                     errlen) != 0 ||
+      get_tls_string(o, whose, "alpn", t->alpn, sizeof(t->alpn), err, errlen) !=
+          0)
+    return -1;
+  if (!client)
+    return 0;
+  json_object_object_get_ex(o, "handshake_ns", &v);
+  return get_count(v, whose, "tls.handshake_ns", 0, &t->handshake_ns, err,
+                   errlen);
+}
+
 /* The line as one JSON object: a new reference, or NULL with the problem
  * in err. */
 static struct json_object *line_object(const char *line, size_t len,
@@ -227,6 +286,8 @@ int result_parse(const char *line, size_t len, struct model_client_result *r,
     if (get_latency(v, &r->latency, err, errlen) != 0)
       goto out;
   }
+  if (get_tls(obj, "", 1, &r->tls, err, errlen) != 0)
+    goto out;
   if (json_object_object_get_ex(obj, "runtime", &v) &&
       json_object_is_type(v, json_type_string))
     snprintf(r->runtime, sizeof(r->runtime), "%s", json_object_get_string(v));
@@ -255,6 +316,8 @@ int result_server_parse(const char *line, size_t len,
     return -1;
   rc = get_fields(obj, server_fields, NSERVER_FIELDS, r, "server's ", err,
                   errlen);
+  if (rc == 0)
+    rc = get_tls(obj, "server's ", 0, &r->tls, err, errlen);
   if (rc == 0 && json_object_object_get_ex(obj, "runtime", &v) &&
       json_object_is_type(v, json_type_string))
     snprintf(r->runtime, sizeof(r->runtime), "%s", json_object_get_string(v));

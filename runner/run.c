@@ -108,7 +108,8 @@ static int select_lanes(const struct cli_options *o, struct lanes *l,
   *sel = calloc((size_t)lanes_capacity(l), sizeof(**sel));
   if (*sel == NULL)
     return -1;
-  n = lanes_select(l, o->lanes, *sel, lanes_capacity(l), err, sizeof(err));
+  n = lanes_select_over(l, o->lanes, lanes_run_transports(l, o->transports),
+                        *sel, lanes_capacity(l), err, sizeof(err));
   if (n < 0) {
     fprintf(errf, "crossrun: %s\n", err);
     return -2;
@@ -142,6 +143,10 @@ static int select_lanes(const struct cli_options *o, struct lanes *l,
     el->server_runtime = (*sel)[i].server->name;
     el->client_dir = (*sel)[i].client->dir;
     el->server_dir = (*sel)[i].server->dir;
+    el->transport = lanes_transport_name((*sel)[i].transport);
+    if (!lanes_transport_supported(&(*sel)[i], (*sel)[i].unsupported,
+                                   sizeof((*sel)[i].unsupported)))
+      el->unsupported_reason = (*sel)[i].unsupported;
     el->samples = calloc((size_t)o->samples, sizeof(*el->samples));
     if (el->samples == NULL)
       return -1;
@@ -228,8 +233,9 @@ static int expect_stale(struct run_state *st)
     fprintf(st->errf, "crossrun: out of memory\n");
     return -1;
   }
-  n = lanes_select(st->l, st->o->lanes, all, lanes_capacity(st->l), err,
-                   sizeof(err));
+  n = lanes_select_over(st->l, st->o->lanes,
+                        lanes_run_transports(st->l, st->o->transports), all,
+                        lanes_capacity(st->l), err, sizeof(err));
   if (n >= 0)
     rc = expect_check_lanes(st->expect, all, n, err, sizeof(err));
   if (rc != 0)
@@ -395,6 +401,7 @@ static struct evidence_sample *run_sample(struct run_state *st, int idx,
       &stop_signal,
       ln->server->dir,
       ln->client->dir,
+      ln->transport == LANES_TLS,
   };
 
   es->round = round;
@@ -424,6 +431,7 @@ static int run_rounds(struct run_state *st)
 
   for (int i = 0; i < st->n; i++)
     if (st->lanes[i].unavailable_reason == NULL &&
+        st->lanes[i].unsupported_reason == NULL &&
         st->lanes[i].error_reason == NULL)
       st->order[st->nrunnable++] = i;
   total = st->nrunnable * o->samples;

@@ -16,6 +16,7 @@
 #include "runner/pipe_watch.h"
 #include "runner/result.h"
 #include "runner/tempdir.h"
+#include "runner/tls_material.h"
 #include "runner/verdict.h"
 
 /* Its head holds the READY line and a whole result line after it. */
@@ -64,6 +65,10 @@ struct sample_exec {
   struct model_sample *res;
   struct peer server, client;
   struct tempdir tmp;
+  /* Over tls: the material's own folder, beside tmp rather than in it, so
+   * that tmp is still the peers' own and must be left empty. */
+  struct tempdir tls_dir;
+  struct tls_material tls;
   const char *env[4];
   char env_buf[3][TEMPDIR_PATH_MAX + 8];
   char num[5][32];
@@ -375,6 +380,10 @@ static void start_client(struct sample_exec *x)
                          x->num[2],
                          "--max-in-flight",
                          x->num[3],
+                         x->spec->tls ? "--transport" : NULL,
+                         "tls",
+                         "--ca",
+                         x->tls.ca,
                          NULL};
   if (build_argv(x->spec->client_argv, argv, MODEL_ARGV_MAX, extra) != 0) {
     x->spawn_failed = 1;
@@ -777,6 +786,13 @@ int sample_run(const struct sample_spec *spec, struct model_sample *res,
   if (rc != 0)
     goto out_free;
   snprintf(res->temp_dir, sizeof(res->temp_dir), "%s", x->tmp.path);
+  res->over_tls = spec->tls;
+  if (spec->tls &&
+      (tempdir_create(&x->tls_dir, err, errlen) != 0 ||
+       tls_material_make(x->tls_dir.path, &x->tls, err, errlen) != 0)) {
+    rc = -1;
+    goto out_temp;
+  }
   snprintf(x->env_buf[0], sizeof(x->env_buf[0]), "TMPDIR=%s", x->tmp.path);
   snprintf(x->env_buf[1], sizeof(x->env_buf[1]), "TEMP=%s", x->tmp.path);
   snprintf(x->env_buf[2], sizeof(x->env_buf[2]), "TMP=%s", x->tmp.path);
@@ -796,7 +812,10 @@ int sample_run(const struct sample_spec *spec, struct model_sample *res,
       spec->limits.tick_ms > SLOW_TICK_MS ? spec->limits.tick_ms : SLOW_TICK_MS;
 
   endpoint_text(listen, sizeof(listen), spec->host, 0);
-  const char *extra[] = {"--listen", listen, NULL};
+  const char *extra[] = {
+      "--listen", listen,     spec->tls ? "--transport" : NULL,
+      "tls",      "--cert",   x->tls.cert,
+      "--key",    x->tls.key, NULL};
   if (build_argv(spec->server_argv, argv, MODEL_ARGV_MAX, extra) != 0) {
     snprintf(x->spawn_msg, sizeof(x->spawn_msg), "server argv too long");
     x->spawn_failed = 1;
@@ -844,6 +863,12 @@ out_temp : {
   if (tempdir_remove(&x->tmp, rm_err, sizeof(rm_err)) != 0 && rc == 0 &&
       res->status == MODEL_PASSED) {
     /* Not leaving the directory behind is part of the contract. */
+    res->status = MODEL_ERROR;
+    snprintf(res->message, sizeof(res->message), "%s", rm_err);
+  }
+  /* The key and certificates go with the sample, whatever its end. */
+  if (tempdir_remove(&x->tls_dir, rm_err, sizeof(rm_err)) != 0 && rc == 0 &&
+      res->status == MODEL_PASSED) {
     res->status = MODEL_ERROR;
     snprintf(res->message, sizeof(res->message), "%s", rm_err);
   }

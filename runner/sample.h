@@ -25,6 +25,9 @@ struct sample_spec {
   /* The folders the peers start in (their matrix file's), or NULL. */
   const char *server_cwd;
   const char *client_cwd;
+  /* Over tls (protocol/SPEC.md section 9): fresh material in a folder of
+   * the sample beside the peers' TMPDIR, and the peers' tls flags. */
+  int tls;
 };
 
 /* Runs one sample. Returns 0 when the sample ran to a verdict (which may be

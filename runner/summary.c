@@ -218,15 +218,23 @@ static void print_cost_table(FILE *f, const struct evidence_run *run)
 
 #define BASELINE_LANE "baseline-baseline"
 
-/* When the raw loopback baseline ran, each lane's median against its. */
-static void print_baseline_ratios(FILE *f, const struct evidence_run *run)
+static int over_tls(const struct evidence_lane *lane)
 {
+  return lane->transport != NULL && strcmp(lane->transport, "tls") == 0;
+}
+
+/* When the raw loopback baseline ran, each lane's median against its:
+ * over tls (tls set) the lanes over tls against the baseline's over tls. */
+static void print_baseline_ratios(FILE *f, const struct evidence_run *run,
+                                  int tls)
+{
+  const char *base_name = tls ? BASELINE_LANE "+tls" : BASELINE_LANE;
   struct stats_lane base, st;
   struct table t = {3, 0, 0, NULL};
   int found = 0;
 
   for (int l = 0; l < run->nlanes; l++) {
-    if (strcmp(run->lanes[l].name, BASELINE_LANE) == 0) {
+    if (strcmp(run->lanes[l].name, base_name) == 0) {
       stats_lane_compute(run->lanes[l].samples, run->lanes[l].nsamples, &base);
       found = base.timed > 0;
     }
@@ -234,13 +242,14 @@ static void print_baseline_ratios(FILE *f, const struct evidence_run *run)
   if (!found)
     return;
   fprintf(f,
-          "\nratio of medians to the raw loopback baseline (%.1f ns/round "
+          "\nratio of medians to the raw loopback baseline%s (%.1f ns/round "
           "trip):\n",
-          base.ns_per_rt.median);
+          tls ? " over tls" : "", base.ns_per_rt.median);
   for (int l = 0; l < run->nlanes; l++) {
     char ratio[32], range[80];
     const char *row[] = {run->lanes[l].name, ratio, range};
-    if (strcmp(run->lanes[l].name, BASELINE_LANE) == 0)
+    if (strcmp(run->lanes[l].name, base_name) == 0 ||
+        over_tls(&run->lanes[l]) != tls)
       continue;
     stats_lane_compute(run->lanes[l].samples, run->lanes[l].nsamples, &st);
     if (st.timed == 0)
@@ -570,6 +579,9 @@ void summary_print(FILE *f, const struct evidence_run *run)
     else if (lane->unavailable_reason)
       fprintf(f, "\n%s: unavailable: %s\n", lane->name,
               lane->unavailable_reason);
+    else if (lane->unsupported_reason)
+      fprintf(f, "\n%s: unsupported: %s\n", lane->name,
+              lane->unsupported_reason);
     for (int i = 0; i < lane->nsamples; i++) {
       const struct model_sample *r = &lane->samples[i].result;
       char repro[8192];
@@ -591,7 +603,8 @@ void summary_print(FILE *f, const struct evidence_run *run)
   print_memory_table(f, run);
   print_packages_table(f, run);
   print_comparisons(f, run);
-  print_baseline_ratios(f, run);
+  print_baseline_ratios(f, run, 0);
+  print_baseline_ratios(f, run, 1);
   if (unavailable)
     fprintf(f, "\n%d lane%s unavailable (not run; see above)\n", unavailable,
             unavailable == 1 ? "" : "s");

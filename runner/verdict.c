@@ -109,7 +109,10 @@ static void check_result(const struct verdict_input *in,
   ck->ran = exited_with(&res->client, 0);
   if (ck->ran && res->have_result)
     ck->passed = result_check(&res->result, in->workload, res->client.wall_ns,
-                              ck->reason, sizeof(ck->reason)) == 0;
+                              ck->reason, sizeof(ck->reason)) == 0 &&
+                 model_tls_check(&res->result.tls, "", res->over_tls,
+                                 res->client.wall_ns, ck->reason,
+                                 sizeof(ck->reason)) == 0;
   if (ck->passed)
     snprintf(ck->reason, sizeof(ck->reason),
              "counts and wire bytes match the workload");
@@ -142,7 +145,13 @@ static void check_server_result(const struct verdict_input *in,
   } else if (res->have_server_result &&
              result_server_check(&res->server_result, in->workload,
                                  client->passed ? &res->result : NULL,
-                                 ck->reason, sizeof(ck->reason)) == 0) {
+                                 ck->reason, sizeof(ck->reason)) == 0 &&
+             model_tls_check(&res->server_result.tls, "server's ",
+                             res->over_tls, 0, ck->reason,
+                             sizeof(ck->reason)) == 0 &&
+             (!client->passed ||
+              model_tls_check_pair(&res->result.tls, &res->server_result.tls,
+                                   ck->reason, sizeof(ck->reason)) == 0)) {
     ck->passed = 1;
     snprintf(ck->reason, sizeof(ck->reason),
              "counts and wire bytes match the workload%s",

@@ -127,6 +127,32 @@ static const struct mode {
      "rejects as it should, but never sends an ERROR frame"},
     {"lax-response", FIXTURE_CLIENT, FAULT_LAX_RESPONSE,
      "does not check RESPONSE payloads"},
+    /* The tls modes do no TLS (tests/fixture_tls.c says why): they write
+     * the result lines' tls objects, true or wrong, for the runner's
+     * checks of those lines. */
+    {"tls-line", FIXTURE_CLIENT, FAULT_TLS_LINE,
+     "a correct session; over tls the result adds a tls object as a TLS "
+     "client's"},
+    {"tls-version", FIXTURE_CLIENT, FAULT_TLS_VERSION,
+     "as tls-line, but tls.version is TLSv1.2"},
+    {"tls-alpn", FIXTURE_CLIENT, FAULT_TLS_ALPN,
+     "as tls-line, but tls.alpn is h2"},
+    {"tls-cipher", FIXTURE_CLIENT, FAULT_TLS_CIPHER,
+     "as tls-line, but tls.cipher is TLS_AES_256_GCM_SHA384 (the servers "
+     "say TLS_AES_128_GCM_SHA256)"},
+    {"tls-handshake-0", FIXTURE_CLIENT, FAULT_TLS_HANDSHAKE_0,
+     "as tls-line, but tls.handshake_ns is 0"},
+    {"tls-handshake-long", FIXTURE_CLIENT, FAULT_TLS_HANDSHAKE_LONG,
+     "as tls-line, but tls.handshake_ns is an hour, more than it lived"},
+    {"tls-result", FIXTURE_SERVER, FAULT_TLS_RESULT,
+     "as result, with a tls object as a TLS server's"},
+    {"tls-server-version", FIXTURE_SERVER, FAULT_TLS_SERVER_VERSION,
+     "as tls-result, but tls.version is TLSv1.2"},
+    {"tls-server-alpn", FIXTURE_SERVER, FAULT_TLS_SERVER_ALPN,
+     "as tls-result, but tls.alpn is http/1.1"},
+    {"tls-on-tcp", FIXTURE_SERVER | FIXTURE_CLIENT, FAULT_TLS_ON_TCP,
+     "as tls-line (client) or tls-result (server), also over tcp; the "
+     "other tls modes write their tls object over tls only"},
 };
 
 /* ---- command line ---- */
@@ -164,21 +190,29 @@ static int parse_addr(const char *s, struct sockaddr_in *a)
 
 static void parse_args(int role, int argc, char **argv, struct fixture_args *a)
 {
-  static const char *const names[] = {"--listen",        "--connect",
-                                      "--warmup",        "--round-trips",
-                                      "--payload-bytes", "--max-in-flight"};
-  const char *values[6] = {0};
+  /* The last four are the transport's (lanes/README.md), optional. */
+  static const char *const names[] = {
+      "--listen",      "--connect",       "--warmup",
+      "--round-trips", "--payload-bytes", "--max-in-flight",
+      "--cert",        "--key",           "--ca",
+      "--transport"};
+  static const int roles[] = {FIXTURE_SERVER, FIXTURE_CLIENT,
+                              FIXTURE_CLIENT, FIXTURE_CLIENT,
+                              FIXTURE_CLIENT, FIXTURE_CLIENT,
+                              FIXTURE_SERVER, FIXTURE_SERVER,
+                              FIXTURE_CLIENT, FIXTURE_SERVER | FIXTURE_CLIENT};
+  const char *values[10] = {0};
   uint64_t n[6] = {0};
   int i, f;
 
   for (i = 0; i < argc; i++) {
     const char *eq = strchr(argv[i], '=');
     size_t len = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
-    for (f = 0; f < 6; f++)
-      if ((f == 0) == (role == FIXTURE_SERVER) && strlen(names[f]) == len &&
+    for (f = 0; f < 10; f++)
+      if ((roles[f] & role) && strlen(names[f]) == len &&
           strncmp(argv[i], names[f], len) == 0)
         break;
-    if (f == 6)
+    if (f == 10)
       fixture_die(2, "unknown argument '%s'", argv[i]);
     if (values[f])
       fixture_die(2, "'%s' given twice", names[f]);
@@ -198,6 +232,7 @@ static void parse_args(int role, int argc, char **argv, struct fixture_args *a)
               : parse_u64(values[f], &n[f]) != 0)
       fixture_die(2, "%s: bad value '%s'", names[f], values[f]);
   }
+  fixture_tls_args(role, values[9], values[6], values[7], values[8], a);
   if (role == FIXTURE_CLIENT) {
     if (n[4] > PROTO_MAX_PAYLOAD_BYTES || n[5] > PROTO_MAX_IN_FLIGHT)
       fixture_die(2, "workload out of range");

@@ -56,7 +56,18 @@ enum fixture_fault {
   FAULT_LAX_PAYLOAD,  /* server */
   FAULT_LAX_SEQUENCE, /* server */
   FAULT_NO_ERROR,     /* server */
-  FAULT_LAX_RESPONSE  /* client */
+  FAULT_LAX_RESPONSE, /* client */
+  /* the tls line modes (fixture_tls.c), clients then servers */
+  FAULT_TLS_LINE,
+  FAULT_TLS_VERSION,
+  FAULT_TLS_ALPN,
+  FAULT_TLS_CIPHER,
+  FAULT_TLS_HANDSHAKE_0,
+  FAULT_TLS_HANDSHAKE_LONG,
+  FAULT_TLS_RESULT,
+  FAULT_TLS_SERVER_VERSION,
+  FAULT_TLS_SERVER_ALPN,
+  FAULT_TLS_ON_TCP
 };
 
 /* What short-paths prints on stderr: the absolute paths that are shortest
@@ -76,6 +87,7 @@ enum fixture_fault {
 struct fixture_args {
   struct sockaddr_in addr;
   struct proto_workload w;
+  int tls; /* --transport tls: the files were given and checked */
 };
 
 /* ---- fixture_common.c ---- */
@@ -125,6 +137,22 @@ _Noreturn void fixture_reject_eof(int fd, ssize_t n, size_t pending,
 
 /* Writes 64 MiB to stderr in 64 KiB chunks. */
 void fixture_flood_stderr(void);
+
+/* ---- fixture_tls.c ---- */
+
+/* The transport flags as lanes/README.md has them (each NULL when not
+ * given): exit 2 for a bad combination; over tls, exit 1 unless each file
+ * is a readable regular file and the key is mode 0600. Sets a->tls. */
+void fixture_tls_args(int role, const char *transport, const char *cert,
+                      const char *key, const char *ca, struct fixture_args *a);
+
+/* Whether the mode in force writes a tls object into role's result:
+ * over tls only, but for tls-on-tcp. */
+int fixture_tls_mode(int role);
+
+/* Writes ",\"tls\":{...}" for the mode in force into role's result line
+ * (lived_ns: the client's time since it started, for handshake_ns). */
+void fixture_tls_print(int role, uint64_t lived_ns);
 
 /* ---- fixture_server.c, fixture_client.c ---- */
 

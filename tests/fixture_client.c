@@ -325,6 +325,7 @@ int fixture_run_client(struct fixture_args *a)
 {
   struct client c;
   int one = 1;
+  uint64_t started_ns = fixture_now_ns();
 
   memset(&c, 0, sizeof c);
   if (fixture_mode_fault == FAULT_FLOOD_STDERR)
@@ -391,6 +392,8 @@ int fixture_run_client(struct fixture_args *a)
   if (fixture_mode_fault >= FAULT_LATENCY &&
       fixture_mode_fault <= FAULT_LATENCY_MAX)
     print_cost(c.w.round_trips, c.end_ns - c.start_ns);
+  if (fixture_tls_mode(FIXTURE_CLIENT))
+    fixture_tls_print(FIXTURE_CLIENT, fixture_now_ns() - started_ns);
   printf("}\n");
   return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -275,12 +275,15 @@ static void server_result_line(const struct server *s)
          ",\"frames_sent\":%" PRIu64 ",\"frames_received\":%" PRIu64
          ",\"bytes_sent\":%" PRIu64 ",\"bytes_received\":%" PRIu64
          ",\"cpu_user_us\":%ld,\"cpu_system_us\":%ld"
-         ",\"runtime\":\"fixture\"}\n",
+         ",\"runtime\":\"fixture\"",
          s->w.round_trips, s->w.warmup, s->w.payload_bytes, s->w.max_in_flight,
          s->own.responses + 2, frames_received, s->own.bytes_sent,
          s->own.bytes_received,
          (long)ru.ru_utime.tv_sec * 1000000 + (long)ru.ru_utime.tv_usec,
          (long)ru.ru_stime.tv_sec * 1000000 + (long)ru.ru_stime.tv_usec);
+  if (fixture_tls_mode(FIXTURE_SERVER))
+    fixture_tls_print(FIXTURE_SERVER, 0);
+  printf("}\n");
   if (fixture_mode_fault == FAULT_RESULT_TWICE)
     printf("{\"round_trips\":%" PRIu64 "}\n", s->w.round_trips);
   fflush(stdout);
@@ -406,6 +409,10 @@ int fixture_run_server(struct fixture_args *a)
   case FAULT_RESULT:
   case FAULT_RESULT_LIE:
   case FAULT_RESULT_TWICE:
+  case FAULT_TLS_RESULT:
+  case FAULT_TLS_SERVER_VERSION:
+  case FAULT_TLS_SERVER_ALPN:
+  case FAULT_TLS_ON_TCP:
     server_result_line(&done);
     break;
   case FAULT_LEAVE_FILE: {

@@ -47,7 +47,8 @@ static const struct bad_case {
     {"unknown key far from any",
      "runtimes:\n  c:\n    client: [a]\n    server: [b]\n    colour: red\n",
      ":5:5: unknown key 'colour' in runtime 'c' (expected one of: client, "
-     "server, build, version, package, hidden, pinned, optional)"},
+     "server, build, version, package, hidden, pinned, optional, "
+     "transports)"},
     {"client as a string",
      "runtimes:\n  c:\n    client: bin/client\n    server: [b]\n",
      ":3:13: expected 'client' as a list of strings"},

@@ -70,7 +70,7 @@ static int run_sample(struct model_sample *r, struct peer_cmd server,
 {
   char err[256];
   struct sample_spec spec = {"test", server.argv, client.argv, "127.0.0.1", w,
-                             limits, NULL,        NULL,        NULL};
+                             limits, NULL,        NULL,        NULL,        0};
   int rc = sample_run(&spec, r, err, sizeof(err));
   if (rc != 0)
     tap_diag("sample_run: %s", err);
@@ -303,7 +303,7 @@ static void test_interrupt(void)
   struct peer_cmd s = fixture_peer("server", "hang"),
                   c = fixture_peer("client", "hang");
   struct sample_spec spec = {"test",        s.argv, c.argv, "127.0.0.1", small,
-                             test_limits(), &stop,  NULL,   NULL};
+                             test_limits(), &stop,  NULL,   NULL,        0};
 
   if (sample_run(&spec, &r, err, sizeof(err)) != 0)
     return;

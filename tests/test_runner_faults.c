@@ -51,9 +51,9 @@ static int run_sample(struct model_sample *r, struct peer_cmd server,
                       struct peer_cmd client)
 {
   char err[256];
-  struct sample_spec spec = {"test",      server.argv, client.argv,
-                             "127.0.0.1", small,       test_limits(),
-                             NULL,        NULL,        NULL};
+  struct sample_spec spec = {
+      "test",        server.argv, client.argv, "127.0.0.1", small,
+      test_limits(), NULL,        NULL,        NULL,        0};
   int rc = sample_run(&spec, r, err, sizeof(err));
   if (rc != 0)
     tap_diag("sample_run: %s", err);

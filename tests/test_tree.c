@@ -54,7 +54,7 @@ static int run(struct model_sample *r, const char *const *server)
 {
   const char *client[] = {c_client, NULL};
   struct sample_spec spec = {"test",        server, client, "127.0.0.1", small,
-                             test_limits(), NULL,   NULL,   NULL};
+                             test_limits(), NULL,   NULL,   NULL,        0};
   char err[256];
 
   if (sample_run(&spec, r, err, sizeof(err)) != 0) {
@@ -234,7 +234,7 @@ static void test_coordinator(void)
    * baseline, the checks: some 10 ms) is not what is measured. */
   const struct proto_workload w = {1000, 200000, 64, 1};
   struct sample_spec spec = {"test",        server, client, "127.0.0.1", w,
-                             test_limits(), NULL,   NULL,   NULL};
+                             test_limits(), NULL,   NULL,   NULL,        0};
   struct model_sample r;
   char err[256];
   double share;

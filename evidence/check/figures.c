@@ -283,6 +283,26 @@ static int latency_of(json_object *o, struct model_latency *l)
 /* What the summary, the cost and cleanliness read of one attempt: its
  * status, the peers' result lines, its peers, its checks and its
  * leftovers. Returns 0, or -1 out of memory. */
+/* A result line's tls object as recorded; reported 0 when there is none.
+ * A string too long for the model is cut, and then differs from what a
+ * check expects, as it should. */
+static void tls_of(json_object *o, struct model_tls *t, int client)
+{
+  memset(t, 0, sizeof(*t));
+  t->handshake_ns = MODEL_NOT_REPORTED;
+  if (!json_object_is_type(o, json_type_object))
+    return;
+  t->reported = 1;
+  snprintf(t->version, sizeof(t->version), "%s",
+           str(o, "version") ? str(o, "version") : "");
+  snprintf(t->cipher, sizeof(t->cipher), "%s",
+           str(o, "cipher") ? str(o, "cipher") : "");
+  snprintf(t->alpn, sizeof(t->alpn), "%s",
+           str(o, "alpn") ? str(o, "alpn") : "");
+  if (client)
+    t->handshake_ns = int_or(o, "handshake_ns", 0);
+}
+
 static int attempt_of(struct walk *w, json_object *s, struct model_sample *r)
 {
   json_object *res = get(s, "result"), *checks = get(s, "checks");
@@ -299,6 +319,8 @@ static int attempt_of(struct walk *w, json_object *s, struct model_sample *r)
       json_object_is_type(get(res, "latency"), json_type_object);
   if (r->result.has_latency)
     rc = latency_of(get(res, "latency"), &r->result.latency);
+  tls_of(get(res, "tls"), &r->result.tls, 1);
+  tls_of(get(server, "tls"), &r->server_result.tls, 0);
   r->have_server_result = r->server_printed_result =
       json_object_is_type(server, json_type_object);
   r->server_result.round_trips = int_or(server, "round_trips", 0);
@@ -358,6 +380,8 @@ static int lane_of(struct walk *w, const char *name, json_object *lane,
     out->server_runtime = "";
   out->unavailable_reason = str(lane, "unavailable_reason");
   out->error_reason = str(lane, "error_reason");
+  out->unsupported_reason = str(lane, "unsupported_reason");
+  out->transport = str(lane, "transport");
   out->expected_failure = str(lane, "expected_failure_reason");
   out->samples = calloc(n > 0 ? n : 1, sizeof(*out->samples));
   if (out->samples == NULL)
@@ -368,6 +392,8 @@ static int lane_of(struct walk *w, const char *name, json_object *lane,
     if (sample_of(w, json_object_array_get_idx(samples, i), &out->samples[i]) !=
         0)
       rc = -1;
+    out->samples[i].result.over_tls = out->samples[i].first_attempt.over_tls =
+        out->transport != NULL && is(out->transport, "tls");
     pop(w, at2);
     pop(w, at);
   }
@@ -461,6 +487,20 @@ static void check_cost(struct walk *w, json_object *s,
     size_t at = push(w, "result");
     finding(w, "latency", get(get(s, "result"), "latency"), 0, NULL, "but %s",
             why);
+    pop(w, at);
+  }
+  /* A passed sample's tls objects hold what the runner checked
+   * (lanes/README.md): over tls the version, ALPN, one cipher and a
+   * handshake within the client's lifetime; over tcp none at all. */
+  if (r->status == MODEL_PASSED && r->have_result &&
+      (model_tls_check(&r->result.tls, "", r->over_tls, r->client.wall_ns, why,
+                       sizeof(why)) != 0 ||
+       model_tls_check(&r->server_result.tls, "server's ", r->over_tls, 0, why,
+                       sizeof(why)) != 0 ||
+       model_tls_check_pair(&r->result.tls, &r->server_result.tls, why,
+                            sizeof(why)) != 0)) {
+    size_t at = push(w, "result");
+    finding(w, "tls", get(get(s, "result"), "tls"), 0, NULL, "but %s", why);
     pop(w, at);
   }
   if (!json_object_object_get_ex(s, "cost", &recorded))

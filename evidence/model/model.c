@@ -197,3 +197,59 @@ void model_package_release(struct model_package *p)
 {
   model_package_info_release(&p->package);
 }
+
+int model_tls_check(const struct model_tls *t, const char *whose, int over_tls,
+                    uint64_t lifetime_ns, char *err, size_t errlen)
+{
+  if (!t->reported)
+    return 0;
+  if (!over_tls) {
+    snprintf(err, errlen, "%sresult has a 'tls' object over tcp", whose);
+    return -1;
+  }
+  if (strcmp(t->version, MODEL_TLS_VERSION) != 0) {
+    snprintf(err, errlen, "%sresult 'tls.version' is '%s', expected '%s'",
+             whose, t->version, MODEL_TLS_VERSION);
+    return -1;
+  }
+  if (strcmp(t->alpn, MODEL_TLS_ALPN) != 0) {
+    snprintf(err, errlen, "%sresult 'tls.alpn' is '%s', expected '%s'", whose,
+             t->alpn, MODEL_TLS_ALPN);
+    return -1;
+  }
+  if (t->cipher[0] == '\0') {
+    snprintf(err, errlen, "%sresult 'tls.cipher' is empty", whose);
+    return -1;
+  }
+  if (lifetime_ns == 0)
+    return 0;
+  if (t->handshake_ns <= 0) {
+    snprintf(err, errlen,
+             "%sresult 'tls.handshake_ns' is %" PRId64
+             ", expected a positive time",
+             whose, t->handshake_ns);
+    return -1;
+  }
+  if ((uint64_t)t->handshake_ns > lifetime_ns) {
+    snprintf(err, errlen,
+             "%sresult 'tls.handshake_ns' is %" PRId64
+             ", more than the client's lifetime of %" PRIu64
+             " ns as the runner measured it",
+             whose, t->handshake_ns, lifetime_ns);
+    return -1;
+  }
+  return 0;
+}
+
+int model_tls_check_pair(const struct model_tls *client,
+                         const struct model_tls *server, char *err,
+                         size_t errlen)
+{
+  if (!client->reported || !server->reported ||
+      strcmp(client->cipher, server->cipher) == 0)
+    return 0;
+  snprintf(err, errlen,
+           "server's result 'tls.cipher' is '%s', the client's is '%s'",
+           server->cipher, client->cipher);
+  return -1;
+}

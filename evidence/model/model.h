@@ -117,6 +117,32 @@ struct hist;
  * negative count). */
 int model_latency_to_hist(const struct model_latency *l, struct hist *h);
 
+/* A result line's "tls" object (lanes/README.md, over tls only). */
+#define MODEL_TLS_VERSION "TLSv1.3"
+#define MODEL_TLS_ALPN "crossrun/1"
+struct model_tls {
+  int reported; /* the line had one; the rest is "" and -1 when not */
+  char version[16];
+  char cipher[64]; /* the IANA name of the suite */
+  char alpn[32];
+  int64_t handshake_ns; /* the client's; MODEL_NOT_REPORTED for a server */
+};
+
+/* Checks one line's tls object as lanes/README.md says the runner does:
+ * over tcp (over_tls 0) there is none; over tls one that is reported has
+ * version MODEL_TLS_VERSION and alpn MODEL_TLS_ALPN, a cipher, and for the
+ * client (lifetime_ns not 0) 0 < handshake_ns <= lifetime_ns. whose is
+ * "" or "server's " for the messages. Returns 0, or -1 naming the field
+ * ("result 'tls.alpn' is ...") in err. */
+int model_tls_check(const struct model_tls *t, const char *whose, int over_tls,
+                    uint64_t lifetime_ns, char *err, size_t errlen);
+
+/* Both peers reported their tls object: they name the same cipher.
+ * Returns 0, or -1 with both in err. */
+int model_tls_check_pair(const struct model_tls *client,
+                         const struct model_tls *server, char *err,
+                         size_t errlen);
+
 /* The client's result line (lanes/README.md), as parsed. */
 struct model_client_result {
   int64_t round_trips;
@@ -134,6 +160,7 @@ struct model_client_result {
   int64_t cpu_system_us;
   int has_latency;
   struct model_latency latency; /* owned */
+  struct model_tls tls;
 };
 
 /* Frees what a result holds (its latency buckets). */
@@ -152,7 +179,8 @@ struct model_server_result {
   int64_t bytes_received;
   int64_t cpu_user_us;
   int64_t cpu_system_us;
-  char runtime[32]; /* optional; "" when absent */
+  char runtime[32];     /* optional; "" when absent */
+  struct model_tls tls; /* optional, over tls only */
 };
 
 struct model_orphan {
@@ -256,6 +284,7 @@ struct model_sample {
   struct model_leftovers leftovers;
   int port_attempts;
   char temp_dir[MODEL_PATH_MAX]; /* removed; kept to scrub it from text */
+  int over_tls; /* the lane's transport is tls (protocol/SPEC.md 9) */
   /* The coordinator's own CPU during the sample (-1 unknown), its peak RSS
    * at the sample's end, and the period of its timer. */
   int64_t coordinator_cpu_ns;

@@ -123,6 +123,17 @@ struct report_lane {
   const char *server_cpu_per_rt_missing;
   struct report_sample *samples;
   int nsamples;
+  /* The transport (evidence/report/report_tls.c): "tcp" or "tls" ("tcp"
+   * when the file does not say); why it was not started when a runtime
+   * declares it does not implement it; over tls the client's handshake
+   * time over the passed samples, and the version and cipher they name
+   * (each the one every passed sample's client gives, else "mixed"; NULL
+   * when none reported it). */
+  const char *transport;
+  const char *unsupported_reason;
+  struct report_figure handshake_ns;
+  const char *tls_version;
+  const char *tls_cipher;
 };
 
 struct report_package {

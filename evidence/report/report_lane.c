@@ -176,6 +176,8 @@ static const char *derived_status(const struct report_lane *l, int unsupported,
     return "error";
   if (l->unavailable_reason)
     return "unavailable";
+  if (l->unsupported_reason)
+    return "unsupported";
   if (l->nsamples == 0)
     return "not_run";
   if (l->failed > 0)
@@ -228,6 +230,7 @@ void report_lane_read(struct report_reader *rd, const char *name,
     l->server = name_part(rd, l->name, 1);
   l->unavailable_reason = report_reader_str(rd, o, where, "unavailable_reason");
   l->error_reason = report_reader_str(rd, o, where, "error_reason");
+  report_tls_lane(rd, o, where, l);
   samples = report_reader_get(rd, o, where, "samples", json_type_array, 0);
   n = samples ? json_object_array_length(samples) : 0;
   if (n > REPORT_MAX_SAMPLES) {

@@ -514,11 +514,18 @@ const struct report_lane *report_find_lane(const struct report_platform *p,
 const struct report_lane *report_lane_of(const struct report_platform *p,
                                          const char *c, const char *s)
 {
+  const struct report_lane *other = NULL;
+
+  /* The tcp lane of the pair; its lane over tls when that alone ran. */
   for (int l = 0; l < p->nlanes; l++)
     if (strcmp(p->lanes[l].client, c) == 0 &&
-        strcmp(p->lanes[l].server, s) == 0)
-      return &p->lanes[l];
-  return NULL;
+        strcmp(p->lanes[l].server, s) == 0) {
+      if (strcmp(p->lanes[l].transport, "tcp") == 0)
+        return &p->lanes[l];
+      if (other == NULL)
+        other = &p->lanes[l];
+    }
+  return other;
 }
 
 const struct report_package *report_package_of(const struct report_platform *p,

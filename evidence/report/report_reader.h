@@ -106,6 +106,13 @@ void report_figure_from_summary(struct report_reader *rd, json_object *summary,
                                 const char *min_key, const char *max_key,
                                 struct report_figure *f);
 
+/* ---- a lane's transport (evidence/report/report_tls.c) ---- */
+
+/* Reads the lane's transport, unsupported_reason and, over its passed
+ * samples, the client's tls figures (the object o, at where) into l. */
+void report_tls_lane(struct report_reader *rd, json_object *o,
+                     const char *where, struct report_lane *l);
+
 /* ---- a lane's cost figures (evidence/report/report_cost.c) ---- */
 
 /* What a lane's samples give of the cost figures, gathered a sample at a

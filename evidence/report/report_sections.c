@@ -561,6 +561,7 @@ static void platform_section(struct report_sink *s, int i)
   s->ops->section.begin(s, 2, p->os, p->machine.arch, anchor, i);
   failures(s, p);
   matrix(s, i);
+  report_tls_section(s, i);
   report_cost_section(s, i);
   if (!s->charts) {
     memory_section(s, i);

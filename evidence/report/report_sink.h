@@ -198,6 +198,12 @@ int report_sections_write(struct report_sink *s);
  * (evidence/report/report_sections_cost.c); nothing when no lane passed. */
 void report_cost_section(struct report_sink *s, int platform);
 
+/* tcp and tls side by side (evidence/report/report_tls.c): for every
+ * client-server pair of platform that has a lane over tls, both lanes'
+ * time per round trip, their ratio, the handshake and the cipher; nothing
+ * when no lane of it is over tls. */
+void report_tls_section(struct report_sink *s, int platform);
+
 /* Statuses that are not a failure of the lane itself: passed,
  * unavailable, unsupported, expected_failure. */
 int report_status_benign(const char *status);

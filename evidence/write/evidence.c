@@ -103,6 +103,19 @@ static void counts_put(json_object *o, const int64_t v[8])
     evidence_put(o, names[i], json_object_new_int64(v[i]));
 }
 
+/* A result line's tls object as the peer gave it (printable ASCII: the
+ * parser refused anything else). */
+static json_object *tls_json(const struct model_tls *t)
+{
+  json_object *o = json_object_new_object();
+  evidence_put(o, "version", json_object_new_string(t->version));
+  evidence_put(o, "cipher", json_object_new_string(t->cipher));
+  evidence_put(o, "alpn", json_object_new_string(t->alpn));
+  if (t->handshake_ns >= 0)
+    evidence_put(o, "handshake_ns", json_object_new_int64(t->handshake_ns));
+  return o;
+}
+
 static json_object *result_json(const struct model_client_result *r)
 {
   json_object *o = json_object_new_object();
@@ -122,6 +135,8 @@ static json_object *result_json(const struct model_client_result *r)
     evidence_put(o, "cpu_system_us", json_object_new_int64(r->cpu_system_us));
   if (r->has_latency)
     evidence_put(o, "latency", cost_latency_json(&r->latency));
+  if (r->tls.reported)
+    evidence_put(o, "tls", tls_json(&r->tls));
   return o;
 }
 
@@ -137,6 +152,8 @@ static json_object *server_result_json(const struct model_server_result *r)
   evidence_put(o, "cpu_system_us", json_object_new_int64(r->cpu_system_us));
   if (r->runtime[0])
     evidence_put(o, "runtime", json_object_new_string(r->runtime));
+  if (r->tls.reported)
+    evidence_put(o, "tls", tls_json(&r->tls));
   return o;
 }
 
@@ -557,6 +574,12 @@ static json_object *lane_json(const struct evidence_run *run,
   evidence_put(lo, "error_reason",
                lane->error_reason ? evidence_message(s, lane->error_reason)
                                   : NULL);
+  evidence_put(
+      lo, "transport",
+      json_object_new_string(lane->transport ? lane->transport : "tcp"));
+  if (lane->unsupported_reason != NULL)
+    evidence_put(lo, "unsupported_reason",
+                 evidence_message(s, lane->unsupported_reason));
   evidence_put(lo, "expected_failure_reason",
                lane->expected_failure
                    ? evidence_message(s, lane->expected_failure)

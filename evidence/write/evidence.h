@@ -50,9 +50,13 @@ struct evidence_lane {
   const char *server_runtime;
   const char *unavailable_reason; /* non-NULL: the lane could not run */
   const char *error_reason;       /* non-NULL: a runtime of it is broken */
-  const char *expected_failure;   /* --expect's reason when it failed as
-                                     expected, else NULL */
-  const char *client_dir;         /* the runtimes' folders, where peers run */
+  /* non-NULL: a runtime of it declares it does not implement the lane's
+   * transport, so no sample was started */
+  const char *unsupported_reason;
+  const char *transport;        /* "tcp" or "tls"; NULL: written as "tcp" */
+  const char *expected_failure; /* --expect's reason when it failed as
+                                   expected, else NULL */
+  const char *client_dir;       /* the runtimes' folders, where peers run */
   const char *server_dir;
   struct evidence_sample *samples;
   int nsamples;

@@ -101,6 +101,9 @@ void evidence_reproduce_argv(const struct evidence_run *run,
   add_seconds(w, "--ready-timeout", run->limits.ready_timeout_ms);
   add_seconds(w, "--timeout", run->limits.client_timeout_ms);
   add_seconds(w, "--exit-timeout", run->limits.exit_timeout_ms);
+  /* Always named: the matrix's default set may not hold it. */
+  add(w, "--transport");
+  add(w, "%s", lane->transport ? lane->transport : "tcp");
   add(w, "--no-packages");
   /* Not the default file: that may be the very evidence being read. */
   add(w, "--out");

@@ -72,6 +72,8 @@ const char *stats_lane_status(const struct evidence_lane *lane,
     return "error";
   if (lane->unavailable_reason != NULL)
     return "unavailable";
+  if (lane->unsupported_reason != NULL)
+    return "unsupported";
   if (lane->nsamples == 0)
     return "not_run";
   if (st->failed > 0)
