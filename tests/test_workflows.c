@@ -167,6 +167,12 @@ static void check_toolchains(struct wf *w, const char *name, const char *job)
          "%s sets up that Node.js", name);
   TAP_OK(step(w, job, "rustup toolchain install \"$RUST_VERSION\"") != NULL,
          "%s installs that Rust", name);
+  node = step(w, job, "actions/setup-go");
+  TAP_OK(exact_version(text(at(w, "env.GO_VERSION"))) && node &&
+             strcmp(text(child(w, child(w, node, "with"), "go-version")),
+                    "${{ env.GO_VERSION }}") == 0,
+         "%s pins Go %s exactly and sets it up", name,
+         text(at(w, "env.GO_VERSION")));
 }
 
 static void test_smoke(void)
