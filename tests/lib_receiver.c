@@ -49,7 +49,10 @@ static int receiver_header(const struct receiver *r,
     return PROTO_OK;
   case RECEIVER_SERVER_REQUEST:
     if (h->type == PROTO_REQUEST) {
-      if (h->sequence != r->next_sequence || r->next_sequence > total)
+      /* After W + N requests only BYE is allowed, whatever the sequence. */
+      if (r->next_sequence > total)
+        return PROTO_E_UNEXPECTED_TYPE;
+      if (h->sequence != r->next_sequence)
         return PROTO_E_WRONG_SEQUENCE;
       if (h->payload_length != w->payload_bytes)
         return PROTO_E_BAD_LENGTH;
@@ -65,15 +68,13 @@ static int receiver_header(const struct receiver *r,
   case RECEIVER_CLIENT_RESPONSE:
   case RECEIVER_CLIENT_BYE_ACK:
     if (h->type == PROTO_RESPONSE) {
-      /* The sequence before anything else: the previous response's plus
-       * 1, whether or not that request was sent; then whether it was. */
-      uint64_t next = r->phase == RECEIVER_CLIENT_HELLO_ACK  ? 1
-                      : r->phase == RECEIVER_CLIENT_RESPONSE ? r->next_sequence
-                                                             : total + 1;
-      if (h->sequence != next)
-        return PROTO_E_WRONG_SEQUENCE;
-      if (r->phase != RECEIVER_CLIENT_RESPONSE || next > r->last_sent)
+      /* Allowed only while a request is outstanding, whatever its
+       * sequence; then the oldest outstanding one's sequence. */
+      if (r->phase != RECEIVER_CLIENT_RESPONSE ||
+          r->next_sequence > r->last_sent)
         return PROTO_E_UNEXPECTED_TYPE;
+      if (h->sequence != r->next_sequence)
+        return PROTO_E_WRONG_SEQUENCE;
       if (h->payload_length != w->payload_bytes)
         return PROTO_E_BAD_LENGTH;
       return PROTO_OK;
@@ -217,6 +218,12 @@ int receiver_feed(struct receiver *r, const uint8_t *in, size_t len,
       r->bytes_received += (uint64_t)size;
       memmove(buf, buf + size, fill - (size_t)size);
       fill -= (size_t)size;
+    }
+    /* A client ends the session with the read that validated BYE_ACK: a
+     * frame begun in it is cut short there. */
+    if (r->phase == RECEIVER_CLIENT_DONE && fill > 0) {
+      err = PROTO_E_TRUNCATED;
+      goto done;
     }
   }
   if (eof)

@@ -94,10 +94,29 @@ static size_t data_frame(uint8_t *out, int is_response, uint64_t s, uint32_t p)
   return PROTO_HEADER_BYTES + (size_t)p;
 }
 
-/* The peer's stderr names the rejection as "<prog>: <name>: ...". */
+/* The peer's stderr is one line (SPEC.md section 6) of UTF-8 without
+ * control characters, whatever a peer's ERROR reason held, and names the
+ * rejection as "<prog>: <name>: ...". */
 static int stderr_names(const struct peers_proc *p, const char *name)
 {
   char pattern[64];
+  const unsigned char *s = (const unsigned char *)p->err.buf;
+  size_t n = p->err.len, i;
+
+  if (n == 0 || s[n - 1] != '\n')
+    return 0;
+  for (i = 0; i + 1 < n; i++)
+    if (s[i] < 0x20 || s[i] == 0x7f)
+      return 0;
+  for (i = 0; i + 1 < n; i++) {
+    size_t len = s[i] < 0x80 ? 1 : s[i] < 0xe0 ? 2 : s[i] < 0xf0 ? 3 : 4;
+    if (s[i] >= 0x80 && (s[i] < 0xc2 || s[i] > 0xf4))
+      return 0;
+    for (size_t k = 1; k < len; k++)
+      if (i + k >= n - 1 || (s[i + k] & 0xc0) != 0x80)
+        return 0;
+    i += len - 1;
+  }
   snprintf(pattern, sizeof pattern, ": %s:", name);
   return strstr(p->err.buf, pattern) != NULL;
 }

@@ -81,30 +81,26 @@ static int client_header(struct conn *c, const struct proto_header *h)
   struct client *cl = (struct client *)c;
   const struct proto_workload *w = &cl->args.workload;
 
-  /* An ERROR frame never gets here: conn reports it as peer_error. A
-   * RESPONSE is checked by its sequence before anything else (SPEC.md
-   * section 3): it must be the previous response's plus 1, whether or not
-   * that request was sent, before HELLO_ACK and after the last response
-   * too; one with the right sequence whose request was not sent yet, or
-   * after the last, is a frame not allowed here. next_recv is 1 before
-   * HELLO_ACK and W + N + 1 once every response is in. */
+  /* An ERROR frame never gets here: conn reports it as peer_error. The
+   * type comes before the sequence (SPEC.md section 3): a RESPONSE is
+   * allowed only while a request is outstanding, whatever its sequence.
+   * Requests are refilled at the end of each read batch, so within one
+   * batch the window may drain: an answer to a request not yet written is
+   * a frame not allowed here. */
   if (h->type == PROTO_RESPONSE && cl->state != CLIENT_DONE) {
-    if (h->sequence != cl->next_recv) {
-      conn_why(c, "RESPONSE with sequence %" PRIu64 " (expected %" PRIu64 ")",
-               h->sequence, cl->next_recv);
-      return PROTO_E_WRONG_SEQUENCE;
-    }
-    /* Requests are refilled at the end of each read batch, so within one
-     * batch the next request may not be written yet: an answer to it is
-     * a frame not allowed here. */
-    if (cl->state != CLIENT_SESSION || cl->next_recv > cl->total ||
-        cl->next_recv == cl->next_send) {
+    if (cl->state != CLIENT_SESSION || cl->next_recv == cl->next_send) {
       conn_why(c, "RESPONSE %" PRIu64 " %s", h->sequence,
                cl->state == CLIENT_HELLO_ACK ? "before HELLO_ACK"
                : cl->next_recv > cl->total
                    ? "after every response (no request is outstanding)"
-                   : "before its request was sent");
+                   : "with no request outstanding (the window is refilled "
+                     "after the read)");
       return PROTO_E_UNEXPECTED_TYPE;
+    }
+    if (h->sequence != cl->next_recv) {
+      conn_why(c, "RESPONSE with sequence %" PRIu64 " (expected %" PRIu64 ")",
+               h->sequence, cl->next_recv);
+      return PROTO_E_WRONG_SEQUENCE;
     }
     if (h->payload_length != w->payload_bytes) {
       conn_why(c,
@@ -252,6 +248,13 @@ static void client_pump(struct conn *c)
 
   cl->recv_stamped = 0; /* the read (if any) that called us has ended */
   if (cl->state == CLIENT_DONE) {
+    /* The session ends with this read: a frame begun after BYE_ACK in it
+     * is cut short (whole headers were rejected as they came). */
+    if (c->rlen > 0) {
+      conn_why(c, "%zu bytes of a frame after BYE_ACK", c->rlen);
+      conn_fail(c, PROTO_E_TRUNCATED);
+      return;
+    }
     conn_close(c);
     return;
   }

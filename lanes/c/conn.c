@@ -220,6 +220,74 @@ static void conn_why_header(struct conn *c, const uint8_t *p)
            p[1], (unsigned)((p[2] << 8) | p[3]), length);
 }
 
+/* The length of the valid UTF-8 sequence at p (n bytes available), or 0
+ * (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF). */
+static size_t conn_utf8_length(const uint8_t *p, size_t n)
+{
+  uint8_t lo = 0x80, hi = 0xbf;
+  size_t len, i;
+
+  if (p[0] < 0x80)
+    return 1;
+  if (p[0] >= 0xc2 && p[0] <= 0xdf)
+    len = 2;
+  else if (p[0] >= 0xe0 && p[0] <= 0xef)
+    len = 3;
+  else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+    len = 4;
+  else
+    return 0;
+  if (p[0] == 0xe0)
+    lo = 0xa0;
+  else if (p[0] == 0xed)
+    hi = 0x9f;
+  else if (p[0] == 0xf0)
+    lo = 0x90;
+  else if (p[0] == 0xf4)
+    hi = 0x8f;
+  if (n < len || p[1] < lo || p[1] > hi)
+    return 0;
+  for (i = 2; i < len; i++)
+    if (p[i] < 0x80 || p[i] > 0xbf)
+      return 0;
+  return len;
+}
+
+/* A peer's reason made safe for the one stderr line (SPEC.md section 6):
+ * valid UTF-8 without control characters, each C0 control and DEL as
+ * \xHH and each invalid byte as U+FFFD, cut with "..." at a character
+ * boundary to fit out_size. */
+static void conn_reason_text(const uint8_t *p, size_t n, char *out,
+                             size_t out_size)
+{
+  size_t used = 0, i = 0;
+
+  while (i < n) {
+    char piece[8];
+    size_t len = conn_utf8_length(p + i, n - i), plen;
+    if (len == 1 && (p[i] < 0x20 || p[i] == 0x7f)) {
+      snprintf(piece, sizeof piece, "\\x%02x", p[i]);
+      plen = 4;
+    } else if (len == 0) {
+      memcpy(piece, "\xef\xbf\xbd", 3);
+      plen = 3;
+      len = 1;
+    } else {
+      memcpy(piece, p + i, len);
+      plen = len;
+    }
+    if (used + plen + 4 > out_size) {
+      memcpy(out + used, "...", 3);
+      used += 3;
+      break;
+    }
+    memcpy(out + used, piece, plen);
+    used += plen;
+    i += len;
+  }
+  out[used] = '\0';
+}
+
 /* An ERROR frame is peer_error from its header on (SPEC.md section 3):
  * the code and as much of the reason as has arrived (avail bytes of the
  * frame at p). */
@@ -228,8 +296,9 @@ static void conn_why_peer_error(struct conn *c, const uint8_t *p, size_t avail,
 {
   const char *peer = strcmp(c->prog, "client") == 0 ? "server" : "client";
   size_t have = avail - PROTO_HEADER_BYTES;
-  uint16_t code = 0;
-  char reason[PROTO_MAX_REASON_BYTES + 1];
+  uint16_t code;
+  /* Room for the rest of the line within why[]. */
+  char reason[sizeof c->why - 96];
 
   if (have > h->payload_length)
     have = h->payload_length;
@@ -237,8 +306,8 @@ static void conn_why_peer_error(struct conn *c, const uint8_t *p, size_t avail,
     conn_why(c, "the %s sent an ERROR frame (its code did not arrive)", peer);
     return;
   }
-  proto_error_decode(p + PROTO_HEADER_BYTES, have, &code, reason,
-                     sizeof reason);
+  code = (uint16_t)((p[PROTO_HEADER_BYTES] << 8) | p[PROTO_HEADER_BYTES + 1]);
+  conn_reason_text(p + PROTO_HEADER_BYTES + 2, have - 2, reason, sizeof reason);
   conn_why(c, "the %s sent ERROR code %u: %s%s", peer, code, reason,
            have < h->payload_length ? " (the rest did not arrive)" : "");
 }

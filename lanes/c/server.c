@@ -63,16 +63,17 @@ static int server_header(struct conn *c, const struct proto_header *h)
       lane_cpu_read(&s->cpu_start);
     }
     if (h->type == PROTO_REQUEST) {
-      if (h->sequence != s->next_request || s->next_request > s->total) {
-        if (s->next_request > s->total)
-          conn_why(c,
-                   "REQUEST with sequence %" PRIu64 " after all %" PRIu64
-                   " requests (expected BYE)",
-                   h->sequence, s->total);
-        else
-          conn_why(c,
-                   "REQUEST with sequence %" PRIu64 " (expected %" PRIu64 ")",
-                   h->sequence, s->next_request);
+      /* The type before the sequence: after W + N requests only BYE. */
+      if (s->next_request > s->total) {
+        conn_why(c,
+                 "REQUEST with sequence %" PRIu64 " after all %" PRIu64
+                 " requests (expected BYE)",
+                 h->sequence, s->total);
+        return PROTO_E_UNEXPECTED_TYPE;
+      }
+      if (h->sequence != s->next_request) {
+        conn_why(c, "REQUEST with sequence %" PRIu64 " (expected %" PRIu64 ")",
+                 h->sequence, s->next_request);
         return PROTO_E_WRONG_SEQUENCE;
       }
       if (h->payload_length != s->workload.payload_bytes) {

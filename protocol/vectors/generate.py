@@ -350,7 +350,7 @@ def invalid_cases():
     cases = []
 
     def add(name, state, rejection, data, eof=False, workload=None, seq=None,
-            description=""):
+            description="", one_read=False):
         case = {"name": name, "state": state}
         if workload is not None:
             case["workload"] = workload.json()
@@ -358,6 +358,11 @@ def invalid_cases():
             case["sequence"] = str(seq)
         case["input"] = data.hex()
         case["eof"] = eof
+        if one_read:
+            # The verdict holds only when the whole input arrives in one
+            # read: the client refills its window, and ends the session
+            # after BYE_ACK, between reads (SPEC.md section 3).
+            case["one_read"] = True
         case["rejection"] = rejection
         case["description"] = description
         cases.append(case)
@@ -512,8 +517,18 @@ def invalid_cases():
         description="REQUEST 2 again where 3 is next")
     add("request_sequence_0", s_req, "wrong_sequence", req(0), workload=w,
         seq=1, description="REQUEST 0")
-    add("request_beyond_total", s_req, "wrong_sequence", req(6), workload=w,
+    # After W + N requests only BYE is allowed: the type is checked before
+    # the sequence, so any REQUEST is unexpected_type (SPEC.md section 3).
+    add("request_beyond_total", s_req, "unexpected_type", req(6), workload=w,
         seq=6, description="REQUEST W+N+1 where only BYE may come")
+    add("request_repeated_after_all", s_req, "unexpected_type", req(5),
+        workload=w, seq=6,
+        description="REQUEST W+N again after every request, where only BYE "
+        "may come: the type is checked before the sequence")
+    add("request_beyond_total_early", s_req, "wrong_sequence", req(6),
+        workload=w, seq=3,
+        description="REQUEST W+N+1 where REQUEST 3 is next: a REQUEST is "
+        "allowed there, its sequence is wrong")
     add("request_skipped_after_valid", s_req, "wrong_sequence",
         req(1) + req(2) + req(4), workload=w, seq=1,
         description="REQUEST 1 and 2 are valid, then REQUEST 4")
@@ -568,7 +583,7 @@ def invalid_cases():
         eof=True, workload=w, seq=1,
         description="REQUEST 2 header (1 is next) and 2 payload bytes, then "
         "end of stream")
-    add("request_beyond_total_truncated", s_req, "wrong_sequence",
+    add("request_beyond_total_truncated", s_req, "unexpected_type",
         req(6)[:20], eof=True, workload=w, seq=6,
         description="REQUEST W+N+1 header and 4 payload bytes where only BYE "
         "may come, then end of stream")
@@ -716,9 +731,9 @@ def invalid_cases():
         frame(HELLO_ACK, 0, w.encode())[:30], eof=True, workload=w,
         description="HELLO_ACK header and 14 payload bytes, then end of "
         "stream")
-    add("response_2_before_hello_ack", c_ack, "wrong_sequence", resp(2),
-        workload=w, description="RESPONSE 2 before HELLO_ACK: a RESPONSE's "
-        "sequence is checked first, and 1 would be next")
+    add("response_2_before_hello_ack", c_ack, "unexpected_type", resp(2),
+        workload=w, description="RESPONSE 2 before HELLO_ACK: no request is "
+        "outstanding, so no RESPONSE is allowed, whatever its sequence")
     add("response_before_hello_ack_truncated", c_ack, "unexpected_type",
         resp(1)[:18], eof=True, workload=w,
         description="RESPONSE 1 header and 2 payload bytes before HELLO_ACK, "
@@ -745,8 +760,9 @@ def invalid_cases():
     add("response_beyond_total", c_resp, "wrong_sequence", resp(6),
         workload=w, seq=5, description="RESPONSE W+N+1 where W+N is expected")
     add("response_skipped_after_valid", c_resp, "wrong_sequence",
-        resp(1) + resp(2) + resp(4), workload=w, seq=1,
-        description="RESPONSE 1 and 2 are valid, then RESPONSE 4")
+        resp(1) + resp(2) + resp(4), workload=Workload(0, 5, 5, 4), seq=1,
+        description="RESPONSE 1 and 2 are valid, then RESPONSE 4 while 3 "
+        "and 4 are outstanding (M=4)")
     add("response_flipped_first_bit", c_resp, "wrong_payload",
         resp(1, flip_bit(respond(gen(1, p)), 0)), workload=w, seq=1,
         description="RESPONSE 1 with bit 0 of byte 0 flipped")
@@ -818,10 +834,10 @@ def invalid_cases():
         resp(6)[:18], eof=True, workload=w,
         description="RESPONSE W+N+1 header and 2 payload bytes when no "
         "request is outstanding, then end of stream")
-    add("response_repeated_after_all", c_bye, "wrong_sequence", resp(5),
+    add("response_repeated_after_all", c_bye, "unexpected_type", resp(5),
         workload=w, description="RESPONSE W+N again after every response: "
-        "W+N+1 would be next, so the sequence is wrong")
-    add("response_beyond_after_all", c_bye, "wrong_sequence", resp(7),
+        "none is outstanding, so the type is wrong whatever the sequence")
+    add("response_beyond_after_all", c_bye, "unexpected_type", resp(7),
         workload=w, description="RESPONSE W+N+2 after every response")
     add("bye_to_client", c_bye, "unexpected_type",
         frame(BYE, bye_seq, encode_counts(*good_bye)), workload=w,
@@ -857,12 +873,75 @@ def invalid_cases():
         "payload bytes, then end of stream")
     good_ack_frame = frame(BYE_ACK, bye_seq, encode_counts(*good_ack))
     add("frame_after_bye_ack", c_bye, "unexpected_type",
-        good_ack_frame + good_ack_frame, workload=w,
+        good_ack_frame + good_ack_frame, workload=w, one_read=True,
         description="a valid BYE_ACK, then a second one in the same read")
     add("response_after_bye_ack", c_bye, "unexpected_type",
-        good_ack_frame + resp(6)[:16], workload=w,
+        good_ack_frame + resp(6)[:16], workload=w, one_read=True,
         description="a valid BYE_ACK, then the header of RESPONSE W+N+1 in "
         "the same read")
+    # The client checks the rest of the read that delivered BYE_ACK and
+    # ends there: a frame begun in it is cut short (SPEC.md section 3).
+    add("partial_header_after_bye_ack", c_bye, "truncated",
+        good_ack_frame + resp(6)[:5], workload=w, one_read=True,
+        description="a valid BYE_ACK, then 5 bytes of a header in the same "
+        "read: the client ends the session inside that frame")
+    add("one_byte_after_bye_ack", c_bye, "truncated",
+        good_ack_frame + b"\x01", workload=w, one_read=True,
+        description="a valid BYE_ACK, then 1 byte in the same read")
+    add("error_after_bye_ack", c_bye, "peer_error",
+        good_ack_frame + frame(ERROR, 0, error_payload(
+            CODE_PROTOCOL_VIOLATION, "late")), workload=w, one_read=True,
+        description="a valid BYE_ACK, then an ERROR frame in the same read")
+    # Crosswise, not field by field (SPEC.md section 2): the server's bytes
+    # sent are the client's bytes received. A client that compared its own
+    # bytes_sent with the BYE_ACK's bytes_sent would accept this one (and
+    # reject every honest BYE_ACK).
+    swapped = (good_ack[0], good_ack[1], good_ack[3], good_ack[2])
+    assert swapped[2] != swapped[3]
+    add("bye_ack_swapped_bytes", c_bye, "count_mismatch",
+        frame(BYE_ACK, bye_seq, encode_counts(*swapped)), workload=w,
+        description="BYE_ACK with bytes_sent and bytes_received swapped: "
+        "what the client sent, BYE included, in bytes_sent")
+
+    # The window is refilled between reads (SPEC.md section 3): a RESPONSE
+    # in the read that drained it answers nothing outstanding.
+    add("response_beyond_window", c_resp, "unexpected_type",
+        resp(1) + resp(2) + resp(3), workload=w, seq=1, one_read=True,
+        description="RESPONSE 1 and 2 (the whole window, M=2), then "
+        "RESPONSE 3 in the same read, before request 3 could be sent")
+    add("response_beyond_window_wrong_sequence", c_resp, "unexpected_type",
+        resp(1) + resp(2) + resp(4), workload=w, seq=1, one_read=True,
+        description="RESPONSE 1 and 2 (the whole window), then RESPONSE 4 "
+        "in the same read: none is outstanding, so the type comes first")
+    w_wide = Workload(2, 3, 5, 4)
+    add("response_beyond_warmup", c_resp, "unexpected_type",
+        resp(1) + resp(2) + resp(3), workload=w_wide, seq=1, one_read=True,
+        description="RESPONSE 1 and 2 (every warm-up request, M=4), then "
+        "RESPONSE 3 in the same read: the first measured request is sent "
+        "only after the warm-up responses")
+
+    # An ERROR frame is peer_error whatever its code and reason bytes; the
+    # receiver's one stderr line must stay one line of valid UTF-8.
+    for name, code, reason in (
+        ("newline", CODE_PROTOCOL_VIOLATION,
+         b"wrong_sequence: a\nb\r\nc\n"),
+        ("invalid_utf8", CODE_PROTOCOL_VIOLATION, b"bad \xff\xfe\xc3\x28 end"),
+        ("nul", CODE_PROTOCOL_VIOLATION, b"before\x00after"),
+        ("controls", CODE_PROTOCOL_VIOLATION, bytes(range(0, 32)) + b"\x7f"),
+        ("max_newlines", CODE_PROTOCOL_VIOLATION, b"\n" * MAX_REASON),
+        ("code_0", 0, b"code 0"),
+        ("code_65535", 0xFFFF, b"code 65535"),
+    ):
+        payload = struct.pack(">H", code) + reason
+        assert len(reason) <= MAX_REASON
+        add("error_reason_" + name + "_to_server", s_req, "peer_error",
+            frame(ERROR, 0, payload), workload=w, seq=2,
+            description="an ERROR frame (code %d) whose reason is %r" %
+            (code, reason[:40]))
+        add("error_reason_" + name + "_to_client", c_resp, "peer_error",
+            frame(ERROR, 0, payload), workload=w, seq=2,
+            description="an ERROR frame (code %d) whose reason is %r" %
+            (code, reason[:40]))
     return cases
 
 

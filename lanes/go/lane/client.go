@@ -265,6 +265,11 @@ func (c *Client) Process(buf []byte) (int, *Rejection) {
 		c.bytesReceived += uint64(size)
 		pos += size
 	}
+	// The session ends with the read that validated BYE_ACK: a frame begun
+	// after it there is cut short (a whole header was rejected above).
+	if c.phase == Done && pos < len(buf) {
+		return pos, reject(Truncated, "%d bytes of a frame after BYE_ACK", len(buf)-pos)
+	}
 	return pos, nil
 }
 
@@ -275,15 +280,11 @@ func (c *Client) checkHeader(h Header, avail []byte) *Rejection {
 	if h.Type == Error {
 		return peerErrorPartial(h, avail)
 	}
-	// A RESPONSE's sequence comes before anything else about it, before
-	// HELLO_ACK and after the last response too: it must be the previous
-	// response's plus 1, whether or not that request was sent.
+	// The type comes before the sequence: a RESPONSE is allowed only while
+	// a request is outstanding, whatever its sequence.
 	if h.Type == Response && c.phase != Running && c.phase != Done {
-		if h.Seq != c.expect {
-			return reject(WrongSequence, "RESPONSE with sequence %d, expected %d", h.Seq, c.expect)
-		}
 		if c.phase == AwaitHelloAck {
-			return reject(UnexpectedType, "RESPONSE %d before HELLO_ACK, its request not sent yet", h.Seq)
+			return reject(UnexpectedType, "RESPONSE %d before HELLO_ACK, no request is outstanding", h.Seq)
 		}
 		return reject(UnexpectedType, "RESPONSE %d after every response, expected BYE_ACK", h.Seq)
 	}
@@ -300,14 +301,15 @@ func (c *Client) checkHeader(h Header, avail []byte) *Rejection {
 		if h.Type != Response {
 			return unexpected(h.Type, "RESPONSE")
 		}
-		if h.Seq != c.expect {
-			return reject(WrongSequence, "RESPONSE with sequence %d, expected %d", h.Seq, c.expect)
-		}
+		// The window is refilled between reads, so it may drain within one.
 		if c.expect >= c.nextSend {
 			if c.expect > c.total {
 				return reject(UnexpectedType, "RESPONSE %d whose request does not exist, after the last response", h.Seq)
 			}
 			return reject(UnexpectedType, "RESPONSE %d whose request was not sent yet", h.Seq)
+		}
+		if h.Seq != c.expect {
+			return reject(WrongSequence, "RESPONSE with sequence %d, expected %d", h.Seq, c.expect)
 		}
 		if h.Len != c.w.PayloadBytes {
 			return reject(BadLength, "RESPONSE %d with payload_length %d, workload payload_bytes %d", h.Seq, h.Len, c.w.PayloadBytes)

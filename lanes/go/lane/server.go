@@ -106,8 +106,9 @@ func (s *Server) checkHeader(h Header, avail []byte) *Rejection {
 	case Requests:
 		switch h.Type {
 		case Request:
+			// After W + N requests only BYE: the type before the sequence.
 			if s.nextSeq > s.total {
-				return reject(WrongSequence, "REQUEST with sequence %d after all %d requests, only BYE may come", h.Seq, s.total)
+				return reject(UnexpectedType, "REQUEST with sequence %d after all %d requests, only BYE may come", h.Seq, s.total)
 			}
 			if h.Seq != s.nextSeq {
 				return reject(WrongSequence, "REQUEST with sequence %d, expected %d", h.Seq, s.nextSeq)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -435,6 +436,25 @@ func replayIn(t *testing.T, state string, w Workload, seq uint64, input []byte, 
 	return nil
 }
 
+// replayOneRead processes input whole, as a live client processes one
+// read: no refill between its frames.
+func replayOneRead(t *testing.T, state string, w Workload, seq uint64, input []byte, eof bool) *Rejection {
+	var c *Client
+	switch state {
+	case "client_expecting_response":
+		c = clientExpectingResponse(t, w, seq)
+	case "client_expecting_bye_ack":
+		c = clientExpectingResponse(t, w, w.Total()+1)
+	default:
+		t.Fatalf("one_read case in state %q", state)
+	}
+	n, r := c.Process(input)
+	if r != nil || !eof {
+		return r
+	}
+	return c.OnEOF(len(input) - n)
+}
+
 var sessionStates = []string{"server_expecting_hello", "server_expecting_request", "server_after_bye",
 	"client_expecting_hello_ack", "client_expecting_response", "client_expecting_bye_ack"}
 
@@ -467,6 +487,15 @@ func TestInvalid(t *testing.T) {
 				}
 			}
 		}
+		// A one_read case holds only when its input is one read: the window
+		// is refilled, and the session ends after BYE_ACK, between reads.
+		if oneRead, _ := c["one_read"].(bool); oneRead {
+			r := replayOneRead(t, state, w, seq, input, eof)
+			if r == nil || r.Kind != want {
+				t.Errorf("%s (%s), one read: got %v, want %s", name, c["description"], r, want)
+			}
+			continue
+		}
 		for _, chunk := range chunks {
 			var r *Rejection
 			if state == "any" {
@@ -478,6 +507,10 @@ func TestInvalid(t *testing.T) {
 				t.Errorf("%s (%s), chunk %d: accepted, want %s", name, c["description"], chunk, want)
 			} else if r.Kind != want {
 				t.Errorf("%s (%s), chunk %d: got %v, want %s", name, c["description"], chunk, r, want)
+			} else if line := r.Error(); strings.ContainsFunc(line, func(ch rune) bool { return ch < ' ' || ch == 0x7f }) {
+				// The one stderr line: a peer's reason with newlines,
+				// controls or invalid UTF-8 must not break it.
+				t.Errorf("%s: the line holds a control character: %q", name, line)
 			}
 		}
 	}

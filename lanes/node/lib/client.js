@@ -99,8 +99,17 @@ class ClientSession extends SessionReceiver {
     return f;
   }
 
-  // Validates every complete frame of one read.
+  // Validates every complete frame of one read. Once BYE_ACK has
+  // validated the session ends with this read: a frame begun after it is
+  // cut short (whole headers there are rejected by _check).
   onData(chunk) {
+    this._onData(chunk);
+    if (this.state === C_DONE && this.accLen > 0) {
+      throw new ProtocolError('truncated', `${this.accLen} bytes of a frame after BYE_ACK`);
+    }
+  }
+
+  _onData(chunk) {
     const n = chunk.length;
     let pos = 0;
     if (this.timing) this.recvAt = Number(this.now() - this.t0);
@@ -264,20 +273,17 @@ class ClientSession extends SessionReceiver {
     }
   }
 
-  // The session's checks on a header (not an ERROR one). A RESPONSE's
-  // sequence comes before anything else about it (SPEC.md section 3): it
-  // must be the previous response's plus 1 whether or not that request
-  // was sent, before HELLO_ACK and after the last response too.
+  // The session's checks on a header (not an ERROR one). The type comes
+  // before the sequence (SPEC.md section 3): a RESPONSE is allowed only
+  // while a request is outstanding, whatever its sequence.
   _check(buf, off, len) {
     const type = buf[off + 1];
     const seq = codec.readSequence(buf, off);
     if (type === T.RESPONSE && this.state !== C_RUN && this.state !== C_DONE) {
-      const want = this.state === C_HELLO_ACK ? 1n : this.totalBig + 1n;
-      if (seq !== want) throw new ProtocolError('wrong_sequence', `RESPONSE sequence ${seq}, expected ${want}`);
       throw new ProtocolError(
         'unexpected_type',
         this.state === C_HELLO_ACK
-          ? `RESPONSE ${seq} before HELLO_ACK (its request was not sent)`
+          ? `RESPONSE ${seq} before HELLO_ACK (no request is outstanding)`
           : `RESPONSE ${seq} after every response (no request outstanding)`
       );
     }
@@ -288,14 +294,14 @@ class ClientSession extends SessionReceiver {
         break;
       case C_RUN: {
         if (type !== T.RESPONSE) throw unexpected(type, `RESPONSE ${this.recv + 1}`);
-        // Responses come in order, so the only acceptable sequence is the
-        // one after the last response; one that matches it while its
-        // request has not been sent yet answers nothing outstanding.
-        const want = BigInt(this.recv + 1);
-        if (seq !== want) throw new ProtocolError('wrong_sequence', `RESPONSE sequence ${seq}, expected ${want}`);
+        // The window is refilled between reads (produce() after onData()),
+        // so within one read it may drain.
         if (this.recv >= this.sent) {
           throw new ProtocolError('unexpected_type', `RESPONSE ${seq} with no request outstanding`);
         }
+        // Responses come in order: the oldest outstanding request's.
+        const want = BigInt(this.recv + 1);
+        if (seq !== want) throw new ProtocolError('wrong_sequence', `RESPONSE sequence ${seq}, expected ${want}`);
         if (len !== this.P) {
           throw new ProtocolError('bad_length', `RESPONSE ${seq} payload length ${len}, expected ${this.P}`);
         }

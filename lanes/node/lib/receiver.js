@@ -141,7 +141,10 @@ function peerError(buf, payloadOff, len, have = len) {
   }
   const { code, reason } = codec.decodeError(buf.subarray(payloadOff, payloadOff + have));
   const cut = have < len ? ` (${len - have} bytes of it did not arrive)` : '';
-  const e = new ProtocolError('peer_error', `ERROR code ${code} (${codec.codeName(code)}): ${JSON.stringify(reason)}${cut}`);
+  // JSON.stringify escapes every C0 control but leaves DEL as it is; the
+  // reason's invalid UTF-8 is already U+FFFD (SPEC.md section 6).
+  const text = JSON.stringify(reason).replace(/\u007f/g, '\\u007f');
+  const e = new ProtocolError('peer_error', `ERROR code ${code} (${codec.codeName(code)}): ${text}${cut}`);
   e.peerCode = code;
   e.peerReason = reason;
   return e;

@@ -197,8 +197,9 @@ class ServerSession extends SessionReceiver {
       case S_BYE: {
         const want = this.totalBig + 1n;
         if (type === T.REQUEST) {
-          // Requests never go beyond W + N; only BYE may come there.
-          throw new ProtocolError('wrong_sequence', `REQUEST sequence ${seq} after all ${this.totalBig} requests`);
+          // After W + N requests only BYE is allowed: the type comes
+          // before the sequence (SPEC.md section 3).
+          throw new ProtocolError('unexpected_type', `REQUEST sequence ${seq} after all ${this.totalBig} requests`);
         }
         if (type !== T.BYE) throw unexpected(type, 'BYE');
         if (seq !== want) throw new ProtocolError('wrong_sequence', `BYE sequence ${seq}, expected ${want}`);

@@ -629,7 +629,7 @@ const CLIENT_REJECTIONS = [
   {
     name: 'a RESPONSE 2 header instead of HELLO_ACK, connection left open',
     tamper: (f, out) => (f.type === T.HELLO ? rawHeader(T.RESPONSE, 2, 5) : out),
-    rejection: 'wrong_sequence',
+    rejection: 'unexpected_type',
     code: 3,
   },
   {

@@ -186,7 +186,13 @@ for (const c of invalid) {
     const states = c.state === 'any' && c.rejection !== 'truncated' ? ['any', ...SESSION_STATES] : [c.state];
     const ctx = c.workload ? c : { ...c, workload: { warmup: '2', round_trips: '3', payload_bytes: 5, max_in_flight: 2 }, sequence: '1' };
     for (const state of states) {
-      const splits = input.length ? chunkings(input) : [{ label: 'empty', chunks: [] }];
+      // A one_read case holds only when its input is one read (the window
+      // is refilled, and the session ends after BYE_ACK, between reads).
+      const splits = !input.length
+        ? [{ label: 'empty', chunks: [] }]
+        : c.one_read
+          ? [{ label: 'one read', chunks: [Buffer.from(input)] }]
+          : chunkings(input);
       for (const { label, chunks } of splits) {
         const rx = receiverIn(state, ctx);
         const err = expectRejection(rx, c, chunks);
@@ -194,6 +200,9 @@ for (const c of invalid) {
         assert.ok(err instanceof codec.ProtocolError, `${state} ${label}: ${err && err.stack}`);
         assert.equal(err.rejection, c.rejection, `${state} ${label}: ${err.message}`);
         assert.ok(err.message.startsWith(`${c.rejection}: `));
+        // The message is the one stderr line: a peer's reason with
+        // newlines, controls or invalid UTF-8 must not break it.
+        assert.ok(!/[\u0000-\u001f\u007f]/.test(err.message), `${state} ${label}: ${JSON.stringify(err.message)}`);
       }
     }
   });

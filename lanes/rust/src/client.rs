@@ -325,6 +325,15 @@ impl Client {
             self.bytes_received = self.bytes_received.wrapping_add(size as u64);
             pos += size;
         }
+        // The session ends with the read that validated BYE_ACK: a frame
+        // begun after it there is cut short (a whole header was rejected
+        // above).
+        if self.phase == ClientPhase::Done && pos < len {
+            return Err(Rejection::new(
+                Reject::Truncated,
+                format!("{} bytes of a frame after BYE_ACK", len - pos),
+            ));
+        }
         Ok(pos)
     }
 
@@ -336,27 +345,19 @@ impl Client {
         if h.ty == codec::ERROR {
             return Err(codec::peer_error_partial(h, avail));
         }
-        // A RESPONSE's sequence comes before anything else about it, also
-        // before HELLO_ACK and after the last response: it must be the
-        // previous response's plus 1 (1 before HELLO_ACK, W + N + 1 once
-        // every response is in), whether or not that request was sent.
+        // The type comes before the sequence: a RESPONSE is allowed only
+        // while a request is outstanding, whatever its sequence.
         if h.ty == codec::RESPONSE
             && self.phase != ClientPhase::Running
             && self.phase != ClientPhase::Done
         {
-            if h.seq != self.expect {
-                return Err(Rejection::new(
-                    Reject::WrongSequence,
-                    format!("RESPONSE with sequence {}, expected {}", h.seq, self.expect),
-                ));
-            }
             return Err(Rejection::new(
                 Reject::UnexpectedType,
                 format!(
                     "RESPONSE {} {}",
                     h.seq,
                     if self.phase == ClientPhase::AwaitHelloAck {
-                        "before HELLO_ACK, its request not sent yet"
+                        "before HELLO_ACK, no request is outstanding"
                     } else {
                         "after every response, expected BYE_ACK"
                     }
@@ -380,13 +381,9 @@ impl Client {
                 if h.ty != codec::RESPONSE {
                     return Err(unexpected(h.ty, "RESPONSE"));
                 }
-                // The sequence comes before whether its request was sent.
-                if h.seq != self.expect {
-                    return Err(Rejection::new(
-                        Reject::WrongSequence,
-                        format!("RESPONSE with sequence {}, expected {}", h.seq, self.expect),
-                    ));
-                }
+                // Whether a request is outstanding comes before the
+                // sequence; the window is refilled between reads, so it
+                // may drain within one.
                 if self.expect >= self.next_send {
                     return Err(Rejection::new(
                         Reject::UnexpectedType,
@@ -399,6 +396,12 @@ impl Client {
                                 "was not sent yet"
                             }
                         ),
+                    ));
+                }
+                if h.seq != self.expect {
+                    return Err(Rejection::new(
+                        Reject::WrongSequence,
+                        format!("RESPONSE with sequence {}, expected {}", h.seq, self.expect),
                     ));
                 }
                 if h.len != self.w.payload_bytes {

@@ -152,9 +152,11 @@ impl Server {
             }
             ServerState::Requests => match h.ty {
                 codec::REQUEST => {
+                    // After W + N requests only BYE is allowed: the type
+                    // comes before the sequence.
                     if self.next_seq > self.total {
                         return Err(Rejection::new(
-                            Reject::WrongSequence,
+                            Reject::UnexpectedType,
                             format!(
                                 "REQUEST with sequence {} after all {} requests, only BYE may come",
                                 h.seq, self.total
