@@ -52,6 +52,8 @@ ifeq ($(PLATFORM),windows)
 endif
 UV_CFLAGS := $(shell $(PKG_CONFIG) --cflags libuv 2>/dev/null)
 UV_LIBS := $(shell $(PKG_CONFIG) --libs libuv 2>/dev/null)
+# The C lane's TLS transport (lanes/c/tls.c).
+SSL_LIBS := $(shell $(PKG_CONFIG) --libs openssl 2>/dev/null)
 
 OPT ?= -O2
 # Messages are bounded buffers on purpose: a cut message is not an error.
@@ -95,7 +97,8 @@ TEST_LIB_SRC := $(wildcard tests/lib_*.c)
 # for Windows (ci/windows-check lists them as skipped, with the reason).
 ifeq ($(PLATFORM),windows)
   TEST_LIB_SRC := $(filter-out tests/lib_peers.c tests/lib_sockets.c \
-      tests/lib_report.c,$(TEST_LIB_SRC))
+      tests/lib_report.c tests/lib_wire.c tests/lib_tls_material.c,\
+      $(TEST_LIB_SRC))
 endif
 TEST_LIB := $(BUILD)/tests/libtests.a
 FIXTURE_SRC := tests/fixture.c $(wildcard tests/fixture_*.c)
@@ -134,7 +137,7 @@ $(BUILD)/crossrun$(EXE): $(call obj,runner/main.c) $(CORE_OBJ)
 
 $(BUILD)/lanes/c/%$(EXE): $(call obj,lanes/c/%.c $(LANE_C_COMMON) $(PROTOCOL_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(UV_LIBS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(UV_LIBS) $(SSL_LIBS)
 
 # The fixture is never sanitized: its memory figures are what the runner's
 # tests compare against (ASan's shadow would add an eighth and more).

@@ -11,6 +11,7 @@
 #include "lanes/c/conn.h"
 #include "lanes/c/lane.h"
 #include "lanes/c/result.h"
+#include "lanes/c/tls.h"
 #include "protocol/codec.h"
 #include "protocol/histogram.h"
 
@@ -31,6 +32,7 @@ enum client_state {
 struct client {
   struct conn conn; /* first: the callbacks cast struct conn * back */
   struct lane_args args;
+  struct tls_context *tls; /* NULL over tcp */
   uv_connect_t connect_req;
   enum client_state state;
   uint8_t hello[PROTO_WORKLOAD_BYTES];
@@ -339,8 +341,23 @@ static int client_eof(struct conn *c)
   return PROTO_E_UNEXPECTED_EOF;
 }
 
+/* HELLO, once the connection carries frames (over tls: after the
+ * handshake). */
+static void client_ready(struct conn *c)
+{
+  struct client *cl = (struct client *)c;
+
+  c->wlen = proto_frame_encode(c->wbuf, PROTO_HELLO, 0, cl->hello,
+                               PROTO_WORKLOAD_BYTES);
+  cl->counts.bytes_sent += c->wlen;
+  cl->frames_sent++;
+  cl->state = CLIENT_HELLO_ACK;
+  conn_flush(c);
+}
+
 static const struct conn_ops client_ops = {
-    client_header, client_frame, client_pump, client_pump, client_eof,
+    client_header, client_frame, client_pump,
+    client_pump,   client_eof,   client_ready,
 };
 
 static void client_on_connect(uv_connect_t *req, int status)
@@ -356,16 +373,8 @@ static void client_on_connect(uv_connect_t *req, int status)
     return;
   }
   err = conn_start(c);
-  if (err) {
+  if (err)
     conn_fail_io(c, "read", err);
-    return;
-  }
-  c->wlen = proto_frame_encode(c->wbuf, PROTO_HELLO, 0, cl->hello,
-                               PROTO_WORKLOAD_BYTES);
-  cl->counts.bytes_sent += c->wlen;
-  cl->frames_sent++;
-  cl->state = CLIENT_HELLO_ACK;
-  conn_flush(c);
 }
 
 static int client_print_result(const struct client *cl)
@@ -382,8 +391,8 @@ static int client_print_result(const struct client *cl)
              cl->frames_sent, cl->frames_received, cl->counts.bytes_sent,
              cl->counts.bytes_received, elapsed);
   if (n < 0 || lane_cpu_print(stdout, &cl->cpu_start, &cl->cpu_end) != 0 ||
-      lane_latency_print(stdout, &cl->latency) != 0 || puts("}") < 0 ||
-      fflush(stdout) != 0) {
+      lane_latency_print(stdout, &cl->latency) != 0 ||
+      tls_print(stdout, cl->tls) != 0 || puts("}") < 0 || fflush(stdout) != 0) {
     fprintf(stderr, "client: cannot write the result to stdout\n");
     return 1;
   }
@@ -398,12 +407,22 @@ int main(int argc, char **argv)
   uv_loop_t loop;
   int rc;
 
-  if (lane_args_parse(&cl.args, LANE_CLIENT, argc, argv, err, sizeof err)) {
+  struct tls_args tls_args;
+
+  if (tls_args_take(&tls_args, LANE_CLIENT, &argc, argv, err, sizeof err) ||
+      lane_args_parse(&cl.args, LANE_CLIENT, argc, argv, err, sizeof err)) {
     fprintf(stderr,
             "client: %s (usage: client --connect 127.0.0.1:PORT|[::1]:PORT "
             "--warmup N "
-            "--round-trips N --payload-bytes N --max-in-flight N)\n",
+            "--round-trips N --payload-bytes N --max-in-flight N "
+            "[--transport tcp|tls] [--ca FILE])\n",
             err);
+    return LANE_EXIT_USAGE;
+  }
+  cl.tls =
+      tls_context_new(&tls_args, LANE_CLIENT, &cl.args.addr, err, sizeof err);
+  if (tls_args.on && cl.tls == NULL) {
+    fprintf(stderr, "client: %s\n", err);
     return LANE_EXIT_USAGE;
   }
   lane_ignore_sigpipe();
@@ -416,6 +435,8 @@ int main(int argc, char **argv)
   rc = uv_loop_init(&loop);
   if (rc == 0)
     rc = conn_setup(c, &loop, &client_ops, "client");
+  if (rc == 0)
+    rc = tls_attach(c, cl.tls);
   if (rc == 0)
     rc = conn_reserve(c, PROTO_HEADER_BYTES +
                              (size_t)cl.args.workload.payload_bytes);
@@ -446,6 +467,7 @@ int main(int argc, char **argv)
     conn_release(c);
     free(cl.kept);
     free(cl.sent_ns);
+    tls_context_free(cl.tls);
     return 1;
   }
 
@@ -455,10 +477,12 @@ int main(int argc, char **argv)
   free(cl.kept);
   free(cl.sent_ns);
   if (c->exit_code != 0)
-    return c->exit_code;
-  if (cl.state != CLIENT_DONE) {
+    rc = c->exit_code;
+  else if (cl.state != CLIENT_DONE) {
     fprintf(stderr, "client: the session ended before BYE_ACK\n");
-    return 1;
-  }
-  return client_print_result(&cl);
+    rc = 1;
+  } else
+    rc = client_print_result(&cl);
+  tls_context_free(cl.tls);
+  return rc;
 }

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lanes/c/tls.h"
+
 static void conn_on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf);
 static void conn_on_read(uv_stream_t *stream, ssize_t nread,
                          const uv_buf_t *buf);
@@ -38,6 +40,8 @@ int conn_setup(struct conn *c, uv_loop_t *loop, const struct conn_ops *ops,
 
 void conn_release(struct conn *c)
 {
+  tls_free(c->tls);
+  c->tls = NULL;
   free(c->rbuf);
   free(c->wbuf);
   c->rbuf = c->wbuf = NULL;
@@ -74,9 +78,14 @@ int conn_start(struct conn *c)
   int err = uv_tcp_nodelay(&c->tcp, 1);
   if (err == 0)
     err = uv_read_start((uv_stream_t *)&c->tcp, conn_on_alloc, conn_on_read);
-  if (err == 0)
-    c->started = 1;
-  return err;
+  if (err)
+    return err;
+  c->started = 1;
+  if (c->tls != NULL)
+    tls_conn_start(c);
+  else if (c->ops->ready)
+    c->ops->ready(c);
+  return 0;
 }
 
 void conn_why(struct conn *c, const char *fmt, ...)
@@ -92,6 +101,8 @@ void conn_close(struct conn *c)
   if (c->stopped)
     return;
   c->stopped = 1;
+  if (c->tls != NULL && tls_conn_close(c))
+    return;
   if (c->started)
     uv_read_stop((uv_stream_t *)&c->tcp);
   if (!uv_is_closing((uv_handle_t *)&c->tcp))
@@ -112,6 +123,10 @@ static void conn_send_error(struct conn *c, int err)
     return;
   snprintf(reason, sizeof reason, "%s: %s", proto_error_name(err), c->why);
   n = proto_error_encode(frame, proto_error_code_for(err), reason);
+  if (c->tls != NULL) {
+    tls_conn_send_now(c, frame, n);
+    return;
+  }
   b = uv_buf_init((char *)frame, (unsigned)n);
   (void)uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
 }
@@ -162,6 +177,8 @@ int conn_flush(struct conn *c)
     return 0;
   if (c->wlen == 0)
     return 1;
+  if (c->tls != NULL)
+    return tls_conn_flush(c);
   b = uv_buf_init((char *)c->wbuf, (unsigned)c->wlen);
   n = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
   if (n >= 0 && (size_t)n == c->wlen) {
@@ -188,8 +205,11 @@ int conn_flush(struct conn *c)
 
 static void conn_on_write(uv_write_t *req, int status)
 {
-  struct conn *c = req->data;
+  conn_wrote(req->data, status);
+}
 
+void conn_wrote(struct conn *c, int status)
+{
   if (status == UV_ECANCELED || c->stopped)
     return;
   if (status < 0) {
@@ -207,6 +227,10 @@ static void conn_on_write(uv_write_t *req, int status)
 static void conn_on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
 {
   struct conn *c = handle->data;
+  if (c->tls != NULL) {
+    tls_conn_alloc(c, buf);
+    return;
+  }
   *buf = uv_buf_init((char *)c->rbuf + c->rlen, (unsigned)(c->rcap - c->rlen));
 }
 
@@ -315,7 +339,7 @@ static void conn_why_peer_error(struct conn *c, const uint8_t *p, size_t avail,
 /* Frames every complete frame in the read buffer, then hands the batch to
  * the role so that it answers all of them with one write. Every check
  * but the payload's is made as soon as a frame's header is in. */
-static void conn_process(struct conn *c)
+void conn_process(struct conn *c)
 {
   size_t off = 0;
 
@@ -374,8 +398,11 @@ static void conn_on_read(uv_stream_t *stream, ssize_t nread,
                          const uv_buf_t *buf)
 {
   struct conn *c = stream->data;
-  int err;
 
+  if (c->tls != NULL) {
+    tls_conn_read(c, nread, buf);
+    return;
+  }
   if (nread > 0) {
     c->rlen += (size_t)nread;
     conn_process(c);
@@ -383,13 +410,21 @@ static void conn_on_read(uv_stream_t *stream, ssize_t nread,
   }
   if (nread == 0 || c->stopped)
     return;
+  conn_end(c, nread == UV_EOF ? NULL : uv_strerror((int)nread));
+}
 
+void conn_end(struct conn *c, const char *failure)
+{
+  int err;
+
+  if (c->stopped)
+    return;
   err = proto_eof_check(c->rlen);
   if (err) {
     conn_why(c, "end of stream after %zu bytes of a frame", c->rlen);
   } else {
     err = c->ops->eof(c);
-    if (err == 0 && nread != UV_EOF) {
+    if (err == 0 && failure != NULL) {
       conn_why(c, "the connection failed instead of ending");
       err = PROTO_E_UNEXPECTED_EOF;
     }
@@ -400,14 +435,14 @@ static void conn_on_read(uv_stream_t *stream, ssize_t nread,
   }
   /* Say why the stream ended when it was not a plain end of stream, and
    * whether an earlier write had failed. */
-  if (nread != UV_EOF || c->write_dead) {
+  if (failure != NULL || c->write_dead) {
     size_t len = strlen(c->why);
     snprintf(c->why + len, sizeof c->why - len, " (%s%s%s)",
-             nread != UV_EOF ? uv_strerror((int)nread) : "",
-             nread != UV_EOF && c->write_dead ? "; " : "",
+             failure != NULL ? failure : "",
+             failure != NULL && c->write_dead ? "; " : "",
              c->write_dead ? "an earlier write failed" : "");
   }
-  if (nread != UV_EOF)
+  if (failure != NULL)
     c->write_dead = 1; /* no ERROR frame on a failed connection */
   conn_fail(c, err);
 }

@@ -45,11 +45,19 @@ struct conn_ops {
    * session allows it here (the connection is then closed), or
    * PROTO_E_UNEXPECTED_EOF with conn_why() called. */
   int (*eof)(struct conn *c);
+  /* The connection carries frames from now on: at once in conn_start()
+   * over tcp, once the handshake completed over tls. May be NULL. */
+  void (*ready)(struct conn *c);
 };
+
+struct tls;
 
 struct conn {
   uv_tcp_t tcp;
   const struct conn_ops *ops;
+  /* NULL over tcp; set by tls_attach() (lanes/c/tls.h), freed by
+   * conn_release(). */
+  struct tls *tls;
   /* "client" or "server": the first word of every stderr line. */
   const char *prog;
 
@@ -89,7 +97,8 @@ void conn_release(struct conn *c);
  * contents. Not while a write waits. Returns 0 or UV_ENOMEM. */
 int conn_reserve(struct conn *c, size_t frame_bytes);
 
-/* Sets TCP_NODELAY and starts reading. Returns 0 or a libuv error. */
+/* Sets TCP_NODELAY and starts reading (over tls: the handshake). Returns
+ * 0 or a libuv error. */
 int conn_start(struct conn *c);
 
 /* Sends wbuf[0..wlen): one uv_try_write, and when the kernel takes only
@@ -115,7 +124,22 @@ void conn_fail(struct conn *c, int err);
  * "<prog>: <what>: <libuv error>" and closes with exit_code 1. */
 void conn_fail_io(struct conn *c, const char *what, int uv_err);
 
-/* Ends the session: stops reading and closes the handle. */
+/* Ends the session: stops reading and closes the handle (over tls a
+ * client that ended cleanly sends close_notify first). */
 void conn_close(struct conn *c);
+
+/* For the transport under conn (lanes/c/tls.c). */
+
+/* Frames every complete frame of rbuf[0..rlen), calls ops->batch once
+ * after them, and keeps the partial frame that is left. */
+void conn_process(struct conn *c);
+
+/* The stream ended between reads: cleanly (failure NULL) or with the
+ * reason failure; reports truncated or asks ops->eof, as a read of end of
+ * stream does. */
+void conn_end(struct conn *c, const char *failure);
+
+/* A write that had to wait completed with status (a libuv status). */
+void conn_wrote(struct conn *c, int status);
 
 #endif

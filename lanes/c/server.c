@@ -11,6 +11,7 @@
 #include "lanes/c/conn.h"
 #include "lanes/c/lane.h"
 #include "lanes/c/result.h"
+#include "lanes/c/tls.h"
 #include "protocol/codec.h"
 
 enum server_state {
@@ -22,7 +23,8 @@ enum server_state {
 struct server {
   struct conn conn; /* first: the callbacks cast struct conn * back */
   uv_tcp_t listener;
-  int exit_code; /* failures outside the connection */
+  struct tls_context *tls; /* NULL over tcp */
+  int exit_code;           /* failures outside the connection */
   enum server_state state;
   struct proto_workload workload;
   uint64_t total;        /* W + N */
@@ -242,7 +244,7 @@ static int server_eof(struct conn *c)
 }
 
 static const struct conn_ops server_ops = {
-    server_header, server_frame, server_batch, NULL, server_eof,
+    server_header, server_frame, server_batch, NULL, server_eof, NULL,
 };
 
 /* The result line of lanes/README.md, from what was answered. */
@@ -261,7 +263,7 @@ static int server_print_result(const struct server *s)
                  s->counts.bytes_received);
 
   if (n < 0 || lane_cpu_print(stdout, &s->cpu_start, &s->cpu_end) != 0 ||
-      puts("}") < 0 || fflush(stdout) != 0) {
+      tls_print(stdout, s->tls) != 0 || puts("}") < 0 || fflush(stdout) != 0) {
     fprintf(stderr, "server: cannot write the result to stdout\n");
     return 1;
   }
@@ -282,6 +284,8 @@ static void server_on_connection(uv_stream_t *listener, int status)
     return;
   }
   err = conn_setup(&s->conn, listener->loop, &server_ops, "server");
+  if (err == 0)
+    err = tls_attach(&s->conn, s->tls);
   if (err == 0)
     err = uv_accept(listener, (uv_stream_t *)&s->conn.tcp);
   /* Exactly one connection: nobody else can connect from here on. */
@@ -309,9 +313,20 @@ int main(int argc, char **argv)
   uv_loop_t loop;
   int rc;
 
-  if (lane_args_parse(&args, LANE_SERVER, argc, argv, err, sizeof err) != 0) {
-    fprintf(stderr, "server: %s (usage: server --listen 127.0.0.1:0|[::1]:0)\n",
+  struct tls_args tls_args;
+
+  if (tls_args_take(&tls_args, LANE_SERVER, &argc, argv, err, sizeof err) ||
+      lane_args_parse(&args, LANE_SERVER, argc, argv, err, sizeof err) != 0) {
+    fprintf(stderr,
+            "server: %s (usage: server --listen 127.0.0.1:0|[::1]:0 "
+            "[--transport tcp|tls] [--cert FILE --key FILE])\n",
             err);
+    return LANE_EXIT_USAGE;
+  }
+  /* Before READY: a certificate that cannot be used is a usage error. */
+  s.tls = tls_context_new(&tls_args, LANE_SERVER, &args.addr, err, sizeof err);
+  if (tls_args.on && s.tls == NULL) {
+    fprintf(stderr, "server: %s\n", err);
     return LANE_EXIT_USAGE;
   }
   lane_ignore_sigpipe();
@@ -321,6 +336,7 @@ int main(int argc, char **argv)
     rc = uv_tcp_init(&loop, &s.listener);
   if (rc) {
     fprintf(stderr, "server: libuv: %s\n", uv_strerror(rc));
+    tls_context_free(s.tls);
     return 1;
   }
   s.listener.data = &s;
@@ -334,10 +350,12 @@ int main(int argc, char **argv)
     uv_close((uv_handle_t *)&s.listener, NULL);
     uv_run(&loop, UV_RUN_DEFAULT);
     uv_loop_close(&loop);
+    tls_context_free(s.tls);
     return 1;
   }
   if (printf("READY %d\n", lane_addr_port(&bound)) < 0 || fflush(stdout)) {
     fprintf(stderr, "server: cannot write READY to stdout\n");
+    tls_context_free(s.tls);
     return 1;
   }
 
@@ -345,12 +363,14 @@ int main(int argc, char **argv)
   uv_loop_close(&loop);
   conn_release(&s.conn);
   if (s.exit_code)
-    return s.exit_code;
-  if (s.conn.exit_code)
-    return s.conn.exit_code;
-  if (s.state != SERVER_CLOSING) {
+    rc = s.exit_code;
+  else if (s.conn.exit_code)
+    rc = s.conn.exit_code;
+  else if (s.state != SERVER_CLOSING) {
     fprintf(stderr, "server: the session ended before BYE\n");
-    return 1;
-  }
-  return server_print_result(&s);
+    rc = 1;
+  } else
+    rc = server_print_result(&s);
+  tls_context_free(s.tls);
+  return rc;
 }
