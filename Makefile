@@ -97,8 +97,7 @@ TEST_LIB_SRC := $(wildcard tests/lib_*.c)
 # for Windows (ci/windows-check lists them as skipped, with the reason).
 ifeq ($(PLATFORM),windows)
   TEST_LIB_SRC := $(filter-out tests/lib_peers.c tests/lib_sockets.c \
-      tests/lib_report.c tests/lib_wire.c tests/lib_tls_material.c,\
-      $(TEST_LIB_SRC))
+      tests/lib_report.c tests/lib_wire.c,$(TEST_LIB_SRC))
 endif
 TEST_LIB := $(BUILD)/tests/libtests.a
 FIXTURE_SRC := tests/fixture.c $(wildcard tests/fixture_*.c)
@@ -177,8 +176,10 @@ $(CODEC_TESTS): $(BUILD)/tests/test_%$(EXE): $(call obj,tests/test_%.c) \
     $(TEST_LIB) $(call obj,$(PROTOCOL_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
-# The lane's tests also check its result line's writer alone.
-$(filter $(BUILD)/tests/test_lane_c%,$(CODEC_TESTS)): $(call obj,lanes/c/result.c)
+# The lane's tests also check its result line's writer alone, and make
+# their TLS material as the runner does.
+$(filter $(BUILD)/tests/test_lane_c%,$(CODEC_TESTS)): \
+    $(call obj,lanes/c/result.c runner/tls_material.c)
 
 $(BUILD)/tests/test_%$(EXE): $(call obj,tests/test_%.c) $(TEST_LIB) $(CORE_OBJ)
 	@mkdir -p $(dir $@)

@@ -2,7 +2,10 @@
  * each invalid.json case whose state is a server's or a client's is
  * played against the C server or client, which must reject it by name;
  * each sessions.json case is replayed to both, in whole writes and one
- * byte per write. The bare frame cases are tests/test_codec.c's.
+ * byte per write. The bare frame cases are tests/test_codec.c's. Every
+ * case runs over tcp, then over tls (the test's side through OpenSSL, the
+ * lane's with --transport tls and material of runner/tls_material.h),
+ * where an end of stream is close_notify and then TCP's.
  *
  * Binaries come from $BUILD (default "build"): lanes/c/server and
  * lanes/c/client; they run as tests/lib_peers.h describes. The vectors
@@ -17,12 +20,21 @@
 #include <json-c/json.h>
 
 #include "protocol/codec.h"
+#include "runner/tls_material.h"
 #include "tests/lib_lane_result.h"
 #include "tests/lib_peers.h"
 #include "tests/lib_sockets.h"
+#include "tests/lib_wire.h"
 #include "tests/tap.h"
 
 static char server_bin[512], client_bin[512];
+
+/* The transport of the cases being run: the lane's command lines, the
+ * test's side of the connection (NULL over tcp) and a label suffix. */
+static char *c_server[8] = {server_bin, NULL};
+static char *c_client[8] = {client_bin, NULL};
+static const struct wire_tls *as_client, *as_server;
+static const char *over = "";
 
 static char vectors_dir[600];
 
@@ -125,7 +137,6 @@ static int stderr_names(const struct peers_proc *p, const char *name)
  * its client into the case's state. */
 static void vector_server_rejects(struct json_object *c)
 {
-  char *c_server[] = {server_bin, NULL};
   const char *name = jstr(c, "name"), *state = jstr(c, "state");
   const char *want = jstr(c, "rejection");
   struct proto_workload w;
@@ -133,12 +144,13 @@ static void vector_server_rejects(struct json_object *c)
   struct peers_proc *one[1] = {&srv};
   uint8_t *input, *frame = NULL;
   size_t input_len;
-  int port, fd = -1, ok, before = tap_failed;
+  struct wire wc = {-1, NULL, 0, ""};
+  int port, ok, before = tap_failed;
 
   workload_of(c, &w);
   input = hex_decode(jstr(c, "input"), &input_len);
   port = peers_server_start(&srv, c_server);
-  ok = input && port && (fd = sockets_connect(port)) >= 0;
+  ok = input && port && wire_connect(&wc, port, as_client) == 0;
   if (ok && (strcmp(state, "server_expecting_request") == 0 ||
              strcmp(state, "server_after_bye") == 0)) {
     uint8_t hello[PROTO_HEADER_BYTES + PROTO_WORKLOAD_BYTES];
@@ -151,12 +163,12 @@ static void vector_server_rejects(struct json_object *c)
     proto_workload_encode(payload, &w);
     proto_frame_encode(hello, PROTO_HELLO, 0, payload, sizeof payload);
     frame = malloc(size);
-    ok = frame && sockets_send_bytes(fd, hello, sizeof hello, 0) == 0 &&
-         sockets_read_exact(fd, hello, sizeof hello) == 0;
+    ok = frame && wire_send(&wc, hello, sizeof hello, 0) == 0 &&
+         wire_read_exact(&wc, hello, sizeof hello) == 0;
     for (uint64_t s = 1; ok && s < next; s++) {
       data_frame(frame, 0, s, w.payload_bytes);
-      ok = sockets_send_bytes(fd, frame, size, 0) == 0 &&
-           sockets_read_exact(fd, frame, size) == 0;
+      ok = wire_send(&wc, frame, size, 0) == 0 &&
+           wire_read_exact(&wc, frame, size) == 0;
     }
     if (ok && after_bye) {
       /* A correct BYE, and its BYE_ACK back. */
@@ -166,24 +178,23 @@ static void vector_server_rejects(struct json_object *c)
       proto_counts_expected(&w, 0, &cnt);
       proto_counts_encode(body, &cnt);
       proto_frame_encode(bye, PROTO_BYE, total + 1, body, sizeof body);
-      ok = sockets_send_bytes(fd, bye, sizeof bye, 0) == 0 &&
-           sockets_read_exact(fd, bye, sizeof bye) == 0 &&
+      ok = wire_send(&wc, bye, sizeof bye, 0) == 0 &&
+           wire_read_exact(&wc, bye, sizeof bye) == 0 &&
            bye[1] == PROTO_BYE_ACK;
     }
   }
   if (ok) {
-    ok = sockets_send_bytes(fd, input, input_len, 0) == 0;
+    ok = wire_send(&wc, input, input_len, 0) == 0;
     if (jbool(c, "eof"))
-      shutdown(fd, SHUT_WR);
-    sockets_drain(fd);
+      wire_end(&wc);
+    wire_drain(&wc);
   }
-  if (fd >= 0)
-    close(fd);
+  wire_close(&wc);
   if (port)
     peers_wait(one, 1, tap_timeout_s(PEERS_READY_TIMEOUT_S));
   TAP_OK(ok && peers_exit_code(&srv) > 0 && peers_exit_code(&srv) < 128 &&
              stderr_names(&srv, want),
-         "vector %s (%s): c server rejects with %s", name, state, want);
+         "vector %s (%s)%s: c server rejects with %s", name, state, over, want);
   if (tap_failed != before)
     peers_show(&srv);
   free(input);
@@ -194,7 +205,6 @@ static void vector_server_rejects(struct json_object *c)
  * the case's state. */
 static void vector_client_rejects(struct json_object *c)
 {
-  char *c_client[] = {client_bin, NULL};
   const char *name = jstr(c, "name"), *state = jstr(c, "state");
   const char *want = jstr(c, "rejection");
   struct proto_workload w;
@@ -204,7 +214,8 @@ static void vector_client_rejects(struct json_object *c)
   uint8_t *input, *frame;
   size_t input_len, size;
   uint64_t total, received = 0, answered = 0, next;
-  int port = 0, lfd, fd = -1, ok, before = tap_failed;
+  struct wire ws = {-1, NULL, 0, ""};
+  int port = 0, lfd, ok, before = tap_failed;
 
   workload_of(c, &w);
   total = w.warmup + w.round_trips;
@@ -220,24 +231,24 @@ static void vector_client_rejects(struct json_object *c)
   lfd = sockets_listen_any(&port);
   ok = input && frame && lfd >= 0 &&
        peers_client_start(&cl, c_client, port, &w) == 0;
-  ok = ok && (fd = sockets_accept_from(lfd, &cl)) >= 0 &&
-       sockets_read_exact(fd, hello, sizeof hello) == 0;
+  ok = ok && wire_accept(&ws, lfd, &cl, as_server) == 0 &&
+       wire_read_exact(&ws, hello, sizeof hello) == 0;
   if (lfd >= 0)
     close(lfd);
   if (ok && next > 0) {
     /* HELLO_ACK, then RESPONSE 1 .. next-1 each after its request. */
     uint64_t limit, sent_by_then;
     hello[1] = PROTO_HELLO_ACK;
-    ok = sockets_send_bytes(fd, hello, sizeof hello, 0) == 0;
+    ok = wire_send(&ws, hello, sizeof hello, 0) == 0;
     while (ok && answered + 1 < next) {
       if (received == answered) {
-        ok = sockets_read_exact(fd, frame, size) == 0;
+        ok = wire_read_exact(&ws, frame, size) == 0;
         received++;
         continue;
       }
       answered++;
       data_frame(frame, 1, answered, w.payload_bytes);
-      ok = sockets_send_bytes(fd, frame, size, 0) == 0;
+      ok = wire_send(&ws, frame, size, 0) == 0;
     }
     /* The requests the client has sent in that state, so that the case's
      * input meets exactly it: the window, and the warm-up's end. */
@@ -246,26 +257,25 @@ static void vector_client_rejects(struct json_object *c)
     if (sent_by_then > limit)
       sent_by_then = limit;
     while (ok && received < sent_by_then) {
-      ok = sockets_read_exact(fd, frame, size) == 0;
+      ok = wire_read_exact(&ws, frame, size) == 0;
       received++;
     }
     if (ok && next > total)
-      ok = sockets_read_exact(fd, frame,
-                              PROTO_HEADER_BYTES + PROTO_COUNTS_BYTES) == 0;
+      ok = wire_read_exact(&ws, frame,
+                           PROTO_HEADER_BYTES + PROTO_COUNTS_BYTES) == 0;
   }
   if (ok) {
-    ok = sockets_send_bytes(fd, input, input_len, 0) == 0;
+    ok = wire_send(&ws, input, input_len, 0) == 0;
     if (jbool(c, "eof"))
-      shutdown(fd, SHUT_WR);
-    sockets_drain(fd);
+      wire_end(&ws);
+    wire_drain(&ws);
   }
-  if (fd >= 0)
-    close(fd);
+  wire_close(&ws);
   if (cl.pid > 0)
     peers_wait(one, 1, tap_timeout_s(PEERS_READY_TIMEOUT_S));
   TAP_OK(ok && peers_exit_code(&cl) > 0 && peers_exit_code(&cl) < 128 &&
              stderr_names(&cl, want) && cl.out.len == 0,
-         "vector %s (%s): c client rejects with %s", name, state, want);
+         "vector %s (%s)%s: c client rejects with %s", name, state, over, want);
   if (tap_failed != before)
     peers_show(&cl);
   free(input);
@@ -276,7 +286,6 @@ static void vector_client_rejects(struct json_object *c)
  * answer exactly the server's bytes and exit 0 at the end of stream. */
 static void vector_session_server(struct json_object *c, int bytewise)
 {
-  char *c_server[] = {server_bin, NULL};
   const char *name = jstr(c, "name");
   struct peers_proc srv;
   struct peers_proc *one[1] = {&srv};
@@ -284,21 +293,21 @@ static void vector_session_server(struct json_object *c, int bytewise)
   uint8_t *client_bytes = hex_decode(jstr(c, "client_bytes"), &client_len);
   uint8_t *server_bytes = hex_decode(jstr(c, "server_bytes"), &server_len);
   uint8_t *got = malloc(server_len + 1);
-  int port, fd = -1, ok, before = tap_failed;
+  struct wire wc = {-1, NULL, 0, ""};
+  int port, ok, before = tap_failed;
 
   port = peers_server_start(&srv, c_server);
   ok = client_bytes && server_bytes && got && port &&
-       (fd = sockets_connect(port)) >= 0 &&
-       sockets_send_bytes(fd, client_bytes, client_len, bytewise) == 0 &&
-       sockets_read_exact(fd, got, server_len) == 0 &&
+       wire_connect(&wc, port, as_client) == 0 &&
+       wire_send(&wc, client_bytes, client_len, bytewise) == 0 &&
+       wire_read_exact(&wc, got, server_len) == 0 &&
        memcmp(got, server_bytes, server_len) == 0;
-  if (fd >= 0)
-    close(fd);
+  wire_close(&wc);
   if (port)
     peers_wait(one, 1, tap_timeout_s(PEERS_READY_TIMEOUT_S));
   TAP_OK(ok && peers_exit_code(&srv) == 0 && srv.err.len == 0,
-         "vector session %s%s: c server answers every byte and exits 0", name,
-         bytewise ? " (one byte per write)" : "");
+         "vector session %s%s%s: c server answers every byte and exits 0", name,
+         bytewise ? " (one byte per write)" : "", over);
   if (tap_failed != before)
     peers_show(&srv);
   free(client_bytes);
@@ -311,7 +320,6 @@ static void vector_session_server(struct json_object *c, int bytewise)
  * client's bytes, close first and report the case's result. */
 static void vector_session_client(struct json_object *c, int bytewise)
 {
-  char *c_client[] = {client_bin, NULL};
   const char *name = jstr(c, "name");
   struct proto_workload w;
   struct peers_proc cl;
@@ -321,14 +329,15 @@ static void vector_session_client(struct json_object *c, int bytewise)
   uint8_t *client_bytes = hex_decode(jstr(c, "client_bytes"), &client_len);
   uint8_t *server_bytes = hex_decode(jstr(c, "server_bytes"), &server_len);
   uint8_t *got = malloc(client_len + 1);
-  int port = 0, lfd, fd = -1, ok, before = tap_failed;
+  struct wire ws = {-1, NULL, 0, ""};
+  int port = 0, lfd, ok, before = tap_failed;
 
   workload_of(c, &w);
   memset(&cl, 0, sizeof cl);
   lfd = sockets_listen_any(&port);
   ok = client_bytes && server_bytes && got && client_len == server_len &&
        lfd >= 0 && peers_client_start(&cl, c_client, port, &w) == 0 &&
-       (fd = sockets_accept_from(lfd, &cl)) >= 0;
+       wire_accept(&ws, lfd, &cl, as_server) == 0;
   if (lfd >= 0)
     close(lfd);
   /* Both streams are HELLO, W + N data frames, BYE: frame i of the
@@ -338,16 +347,14 @@ static void vector_session_client(struct json_object *c, int bytewise)
            : at + PROTO_HEADER_BYTES + PROTO_COUNTS_BYTES == client_len
                ? PROTO_HEADER_BYTES + PROTO_COUNTS_BYTES
                : PROTO_HEADER_BYTES + (size_t)w.payload_bytes;
-    ok = at + size <= client_len &&
-         sockets_read_exact(fd, got + at, size) == 0 &&
+    ok = at + size <= client_len && wire_read_exact(&ws, got + at, size) == 0 &&
          memcmp(got + at, client_bytes + at, size) == 0 &&
-         sockets_send_bytes(fd, server_bytes + at, size, bytewise) == 0;
+         wire_send(&ws, server_bytes + at, size, bytewise) == 0;
     at += size;
   }
-  if (ok) /* the client closes first */
-    ok = recv(fd, got, 1, 0) == 0;
-  if (fd >= 0)
-    close(fd);
+  if (ok) /* the client closes first (over tls: close_notify) */
+    ok = wire_peer_ended(&ws);
+  wire_close(&ws);
   if (cl.pid > 0)
     peers_wait(one, 1, tap_timeout_s(PEERS_READY_TIMEOUT_S));
   ok = ok && peers_exit_code(&cl) == 0 && cl.err.len == 0 &&
@@ -366,9 +373,9 @@ static void vector_session_client(struct json_object *c, int bytewise)
       json_object_put(o);
   }
   TAP_OK(ok,
-         "vector session %s%s: c client sends every byte and reports "
+         "vector session %s%s%s: c client sends every byte and reports "
          "the result",
-         name, bytewise ? " (one byte per write)" : "");
+         name, bytewise ? " (one byte per write)" : "", over);
   if (tap_failed != before)
     peers_show(&cl);
   free(client_bytes);
@@ -423,9 +430,45 @@ static void tests_vectors(void)
   json_object_put(root);
 }
 
+/* Every case again over tls, with fresh material in dir, a folder of its
+ * own (not the children's TMPDIR, which they must leave empty). */
+static void tests_vectors_over_tls(const char *dir)
+{
+  static struct tls_material m;
+  static char transport[] = "--transport", tls[] = "tls",
+              cert_flag[] = "--cert", key_flag[] = "--key", ca_flag[] = "--ca";
+  struct wire_tls client_side = {NULL}, server_side = {NULL};
+  char err[300] = "";
+
+  if (!TAP_OK(tls_material_make(dir, &m, err, sizeof err) == 0,
+              "tls material in %s %s", dir, err))
+    return;
+  if (TAP_OK(wire_tls_client(&client_side, m.ca,
+                             "\x0a"
+                             "crossrun/1",
+                             11) == 0 &&
+                 wire_tls_server(&server_side, m.cert, m.key, 1) == 0,
+             "the test's tls sides")) {
+    char *s[] = {server_bin, transport, tls,   cert_flag,
+                 m.cert,     key_flag,  m.key, NULL};
+    char *c[] = {client_bin, transport, tls, ca_flag, m.ca, NULL};
+    memcpy(c_server, s, sizeof s);
+    memcpy(c_client, c, sizeof c);
+    as_client = &client_side;
+    as_server = &server_side;
+    over = " over tls";
+    tests_vectors();
+  }
+  wire_tls_release(&client_side);
+  wire_tls_release(&server_side);
+  remove(m.ca);
+  remove(m.cert);
+  remove(m.key);
+}
+
 int main(void)
 {
-  char err[600];
+  char err[600], tls_dir[512];
   int found = peers_bin(server_bin, sizeof server_bin, "lanes/c/server");
 
   found &= peers_bin(client_bin, sizeof client_bin, "lanes/c/client");
@@ -434,12 +477,19 @@ int main(void)
            client_bin);
     return tap_done();
   }
+  /* Before peers_setup() points TMPDIR at the children's folder. */
+  if (!TAP_OK(tap_mkdtemp(tls_dir, sizeof tls_dir) != NULL,
+              "a folder for the tls material"))
+    return tap_done();
   if (peers_setup("lane-c-vectors", err, sizeof err) != 0) {
     TAP_OK(0, "%s", err);
+    rmdir(tls_dir);
     return tap_done();
   }
 
   tests_vectors();
+  tests_vectors_over_tls(tls_dir);
+  TAP_OK(rmdir(tls_dir) == 0, "the tls material is removed");
 
   TAP_OK(peers_tmp_remove(), "the children's TMPDIR was left empty");
   return tap_done();
