@@ -55,7 +55,7 @@ def run(conn, session, tls=False):
                 if tls:
                     retry_len = length
             except OSError as e:
-                peer.fail_and_close(ROLE, None, session.reset_rejection(peer.describe_os_error(e)))
+                peer.write_failed(ROLE, conn, session, e)
         if bool(out) != want_write:
             want_write = bool(out)
             sel.modify(conn, selectors.EVENT_READ | (selectors.EVENT_WRITE if want_write else 0))
@@ -69,17 +69,17 @@ def run(conn, session, tls=False):
         except OSError as e:
             # A reset is truncated inside a frame, else unexpected_eof,
             # even after BYE_ACK (SPEC.md section 3).
-            peer.fail_and_close(ROLE, conn, session.reset_rejection(peer.describe_os_error(e)))
+            peer.fail_and_close(ROLE, conn, session.reset_rejection(peer.describe_os_error(e)), send_error=False)
         if n == 0:
             try:
                 session.on_eof()
             except Exception as e:  # noqa: BLE001 - every failure is one line and exit 1
-                peer.fail_and_close(ROLE, conn, e)
-            peer.fail_and_close(ROLE, conn, RuntimeError("end of stream after BYE_ACK"))
+                peer.fail_and_close(ROLE, conn, e, out)
+            peer.fail_and_close(ROLE, conn, RuntimeError("end of stream after BYE_ACK"), out)
         try:
             on_data(view[:n].tobytes())
         except Exception as e:  # noqa: BLE001
-            peer.fail_and_close(ROLE, conn, e)
+            peer.fail_and_close(ROLE, conn, e, out)
         if session.done:
             break
     sel.close()

@@ -237,13 +237,8 @@ def gen(seq, length, masked=False):
     if length == 0:
         return b""
     blocks = (length + 7) >> 3
-    words = _blocks(seq, 1, 0, blocks, masked)
-    out = words.tobytes()
-    if not _LITTLE:
-        a = array("Q", out)
-        a.byteswap()
-        out = a.tobytes()
-    return out[:length]
+    # The lanes' bytes are little-endian whatever the host: no swap.
+    return _blocks(seq, 1, 0, blocks, masked).tobytes()[:length]
 
 
 def respond(data):
@@ -270,10 +265,6 @@ def frames(t, seq0, count, length):
     if length:
         blocks = (length + 7) >> 3
         g = _blocks(seq0, count, 0, blocks, masked).tobytes()
-        if not _LITTLE:
-            a = array("Q", g)
-            a.byteswap()
-            g = a.tobytes()
     step = 8 * ((length + 7) >> 3)
     pack = HEADER.pack
     for i in range(count):

@@ -101,23 +101,27 @@ def tls_info(sock):
     return {"version": sock.version(), "cipher": sock.cipher()[0], "alpn": sock.selected_alpn_protocol()}
 
 
-def fail_and_close(role, sock, err):
+def fail_and_close(role, sock, err, queued=b"", send_error=True):
     """The rejection line on stderr, an ERROR frame while the connection is
-    writable (none in answer to an ERROR), the close, exit 1. Bytes still
-    arriving are read and dropped for a moment, so the peer can take the
-    ERROR before the connection goes away."""
+    writable (none in answer to an ERROR, none where a write failed), the
+    close, exit 1. The ERROR goes after the whole frames already queued
+    (`queued`, the rest of a pending write), never inside one; its reason
+    starts with the rejection name. Bytes still arriving are read and
+    dropped for a moment, so the peer can take the ERROR before the
+    connection goes away."""
     if isinstance(err, codec.ProtocolError):
-        line = "%s: %s" % (role, err)
+        reason = str(err)
         rejection = err.rejection
     else:
-        line = "%s: internal error: %s" % (role, err)
+        reason = "internal error: %s" % err
         rejection = "internal"
+    line = "%s: %s" % (role, reason)
     say(line)
     if sock is not None:
         try:
-            if rejection != "peer_error":
+            if send_error and rejection != "peer_error":
                 sock.settimeout(LINGER_S)
-                sock.sendall(codec.encode_error(codec.code_for(rejection), line))
+                sock.sendall(bytes(queued) + codec.encode_error(codec.code_for(rejection), reason))
             _linger(sock)
         except (OSError, ValueError):
             pass
@@ -153,6 +157,28 @@ def _linger(sock):
             continue
         except OSError:
             return
+
+
+def write_failed(role, sock, session, e):
+    """A write that failed because the peer went away is no rejection of its
+    own: what already arrived says what happened (an ERROR frame in it is
+    peer_error, else the end or reset of the stream). No ERROR goes out."""
+    err = None
+    try:
+        sock.settimeout(LINGER_S)
+        while err is None:
+            data = sock.recv(262144)
+            if not data:
+                session.on_eof()
+                break
+            session.on_data(data)
+    except codec.ProtocolError as pe:
+        err = pe
+    except (OSError, ValueError):
+        pass
+    if err is None:
+        err = session.reset_rejection("write failed: %s" % describe_os_error(e))
+    fail_and_close(role, sock, err, send_error=False)
 
 
 def describe_os_error(e):

@@ -41,7 +41,7 @@ def serve(conn, tls):
             except peer.WOULD_BLOCK_WRITE:
                 pass
             except OSError as e:
-                peer.fail_and_close(ROLE, None, session.reset_rejection(peer.describe_os_error(e)))
+                peer.write_failed(ROLE, conn, session, e)
             if pending:
                 sel.modify(conn, selectors.EVENT_WRITE)
                 sel.select()
@@ -57,7 +57,7 @@ def serve(conn, tls):
         except OSError as e:
             # A reset is truncated inside a frame, else unexpected_eof,
             # even after BYE_ACK (SPEC.md section 3).
-            peer.fail_and_close(ROLE, conn, session.reset_rejection(peer.describe_os_error(e)))
+            peer.fail_and_close(ROLE, conn, session.reset_rejection(peer.describe_os_error(e)), send_error=False)
         if n == 0:
             break
         try:
@@ -72,7 +72,7 @@ def serve(conn, tls):
             except peer.WOULD_BLOCK_WRITE:
                 pending = out
             except OSError as e:
-                peer.fail_and_close(ROLE, None, session.reset_rejection(peer.describe_os_error(e)))
+                peer.write_failed(ROLE, conn, session, e)
     try:
         session.on_eof()
     except Exception as e:  # noqa: BLE001

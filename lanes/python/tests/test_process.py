@@ -206,6 +206,7 @@ def test_invalid_server(c):
         if c["rejection"] != "peer_error":
             assert rest[:2] == b"\x01\x07", rest
             assert codec.U16.unpack_from(rest, 16)[0] == codec.code_for(c["rejection"])
+            assert rest[18:].decode().startswith(c["rejection"] + ": "), rest
     finally:
         srv.kill()
 
