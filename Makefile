@@ -153,9 +153,11 @@ $(BUILD)/crossrun-spawn: platforms/spawner/crossrun-spawn.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -Os $(WARN) -static -o $@ $<
 
+# The baseline over tls (bench/baseline_tls.c) is OpenSSL's.
+BASELINE_LIBS := $(shell $(PKG_CONFIG) --libs openssl 2>/dev/null)
 $(BUILD)/bench/baseline: $(call obj,$(wildcard bench/*.c) $(PROTOCOL_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(BASELINE_LIBS)
 
 $(BUILD)/bench/figures: $(call obj,bench/figures/figures.c) $(CORE_OBJ)
 	@mkdir -p $(dir $@)

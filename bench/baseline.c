@@ -1,8 +1,9 @@
 /* The raw loopback baseline: the floor the benchmark compares the lanes to.
  *
- *   baseline server --listen 127.0.0.1:0
+ *   baseline server --listen 127.0.0.1:0 [--transport tls --cert F --key F]
  *   baseline client --connect 127.0.0.1:PORT --warmup N --round-trips N
  *                   --payload-bytes N --max-in-flight N
+ *                   [--transport tls --ca F]
  *
  * One program, both roles, following the peer contract of lanes/README.md
  * and the frames and session of protocol/SPEC.md (HELLO, HELLO_ACK,
@@ -18,7 +19,9 @@
  *   the baseline's client and server only talk to each other.
  * - The server checks headers, frame order and the BYE counts, but not
  *   request sequences or payloads; it turns each request into its response
- *   in place in its receive buffer and writes that buffer back. */
+ *   in place in its receive buffer and writes that buffer back.
+ * Over tls (bench/baseline_tls.c) the same bytes go through OpenSSL: the
+ * TLS floor the lanes over tls are compared with. */
 #include "bench/baseline.h"
 
 #include "protocol/codec.h"
@@ -109,6 +112,16 @@ static void parse_options(int argc, char **argv, int server,
     } else if (!server && IS("--max-in-flight")) {
       o->max_in_flight = parse_number("--max-in-flight", value);
       o->have_in_flight = 1;
+    } else if (IS("--transport")) {
+      if (strcmp(value, "tls") != 0 && strcmp(value, "tcp") != 0)
+        baseline_die(2, "--transport: expected tcp or tls, got '%s'", value);
+      o->tls = strcmp(value, "tls") == 0;
+    } else if (server && IS("--cert")) {
+      o->cert = value;
+    } else if (server && IS("--key")) {
+      o->key = value;
+    } else if (!server && IS("--ca")) {
+      o->ca = value;
     } else {
       baseline_die(2, "unknown flag '%.*s'", (int)name_len, arg);
     }
@@ -116,6 +129,11 @@ static void parse_options(int argc, char **argv, int server,
   }
   if (!o->address)
     baseline_die(2, "missing %s", server ? "--listen" : "--connect");
+  if (!o->tls && (o->cert || o->key || o->ca))
+    baseline_die(2, "--cert, --key and --ca go with --transport tls");
+  if (o->tls && (server ? !o->cert || !o->key : !o->ca))
+    baseline_die(2, "--transport tls needs %s",
+                 server ? "--cert and --key" : "--ca");
   if (server)
     return;
   if (!o->have_warmup || !o->have_round_trips || !o->have_payload ||

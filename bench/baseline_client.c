@@ -49,6 +49,7 @@ static uint64_t load_be64(const uint8_t *p)
 
 struct client {
   int fd;
+  struct baseline_conn conn; /* its ssl when over tls */
   uint64_t max_in_flight;
   uint32_t payload_bytes;
   size_t frame_bytes;
@@ -117,7 +118,12 @@ static void client_send_some(struct client *c)
   memset(&m, 0, sizeof(m));
   m.msg_iov = c->iov + c->iov_next;
   m.msg_iovlen = c->iov_count - c->iov_next;
-  n = sendmsg(c->fd, &m, MSG_DONTWAIT);
+  /* Over tls one iovec a write: a record holds at most 16 KiB anyway. */
+  if (c->conn.ssl != NULL)
+    n = (ssize_t)baseline_conn_send_some(&c->conn, m.msg_iov[0].iov_base,
+                                         m.msg_iov[0].iov_len);
+  else
+    n = sendmsg(c->fd, &m, MSG_DONTWAIT);
   if (n < 0) {
     if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
       return;
@@ -152,14 +158,10 @@ static size_t client_recv(struct client *c, int flags)
     c->in_fill -= c->in_start;
     c->in_start = 0;
   }
-  do
-    n = recv(c->fd, c->in + c->in_fill, c->in_cap - c->in_fill, flags);
-  while (n < 0 && errno == EINTR);
-  if (n < 0) {
-    if (errno == EAGAIN || errno == EWOULDBLOCK)
-      return 0;
-    baseline_die(1, "recv: %s", strerror(errno));
-  }
+  n = baseline_conn_recv(&c->conn, c->in + c->in_fill, c->in_cap - c->in_fill,
+                         flags & MSG_DONTWAIT);
+  if (n < 0)
+    return 0;
   if (n == 0)
     baseline_die(1, "%s: server closed the connection",
                  c->in_start == c->in_fill ? "unexpected_eof" : "truncated");
@@ -213,6 +215,12 @@ static void client_run(struct client *c, uint64_t last)
       /* The socket is full: wait for room, and read responses meanwhile
        * so that the server, blocked writing them, can go on reading. */
       struct pollfd p = {c->fd, POLLIN | POLLOUT, 0};
+      /* What OpenSSL has read already is not on the socket to poll. */
+      if (baseline_conn_pending(&c->conn)) {
+        if (client_recv(c, MSG_DONTWAIT))
+          client_take_responses(c);
+        continue;
+      }
       if (poll(&p, 1, -1) < 0 && errno != EINTR)
         baseline_die(1, "poll: %s", strerror(errno));
       if (p.revents & (POLLIN | POLLHUP | POLLERR) &&
@@ -301,11 +309,14 @@ int baseline_run_client(const struct baseline_options *o)
     baseline_die(1, "connect '%s': %s", o->address, strerror(errno));
   freeaddrinfo(ai);
   baseline_set_nodelay(c.fd);
+  c.conn.fd = c.fd;
+  if (o->tls)
+    baseline_tls_connect(&c.conn, o);
 
   /* HELLO, and a HELLO_ACK that must echo it byte for byte but the type. */
   proto_workload_encode(body, &w);
   proto_frame_encode(hello, PROTO_HELLO, 0, body, PROTO_WORKLOAD_BYTES);
-  baseline_send_all(c.fd, hello, sizeof(hello));
+  baseline_conn_send_all(&c.conn, hello, sizeof(hello));
   c.frames_sent = 1;
   c.bytes_sent = sizeof(hello);
   frame = client_expect(&c, PROTO_HELLO_ACK, sizeof(hello), "HELLO_ACK");
@@ -328,7 +339,7 @@ int baseline_run_client(const struct baseline_options *o)
   counts.bytes_received = c.bytes_received;
   proto_counts_encode(body, &counts);
   proto_frame_encode(bye, PROTO_BYE, total + 1, body, PROTO_COUNTS_BYTES);
-  baseline_send_all(c.fd, bye, sizeof(bye));
+  baseline_conn_send_all(&c.conn, bye, sizeof(bye));
   c.frames_sent++;
   c.bytes_sent += sizeof(bye);
 
@@ -347,16 +358,19 @@ int baseline_run_client(const struct baseline_options *o)
   c.bytes_received += sizeof(want);
   if (c.in_start != c.in_fill)
     baseline_die(1, "unexpected_type: bytes after BYE_ACK");
-  close(c.fd);
-
+  /* The result's tls object is read before the session is freed. */
   printf("{\"round_trips\":%" PRIu64 ",\"warmup_round_trips\":%" PRIu64
          ",\"payload_bytes\":%" PRIu32 ",\"max_in_flight\":%" PRIu32
          ",\"frames_sent\":%" PRIu64 ",\"frames_received\":%" PRIu64
          ",\"bytes_sent\":%" PRIu64 ",\"bytes_received\":%" PRIu64
-         ",\"elapsed_ns\":%" PRIu64 ",\"runtime\":\"baseline\"}\n",
+         ",\"elapsed_ns\":%" PRIu64 ",\"runtime\":\"baseline\"",
          w.round_trips, w.warmup, w.payload_bytes, w.max_in_flight,
          c.frames_sent, c.frames_received, c.bytes_sent, c.bytes_received,
          t1 - t0);
+  baseline_tls_print(&c.conn, 1);
+  printf("}\n");
+  baseline_conn_close(&c.conn, 1);
+
   fflush(stdout);
   free(c.in);
   free(c.stage);

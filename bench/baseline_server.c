@@ -12,8 +12,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* Writes an ERROR frame (best effort) and exits with the rejection. */
-static void fail_with_error(int fd, int err, const char *what)
+/* Writes an ERROR frame (best effort over tcp; over tls blocking, as a
+ * TLS record cannot be cut short) and exits with the rejection. */
+static void fail_with_error(struct baseline_conn *c, int err, const char *what)
 {
   uint8_t frame[PROTO_HEADER_BYTES + 2 + PROTO_MAX_REASON_BYTES];
   char reason[PROTO_MAX_REASON_BYTES + 1];
@@ -21,7 +22,10 @@ static void fail_with_error(int fd, int err, const char *what)
 
   snprintf(reason, sizeof(reason), "%s: %s", proto_error_name(err), what);
   n = proto_error_encode(frame, proto_error_code_for(err), reason);
-  (void)!send(fd, frame, n, MSG_DONTWAIT);
+  if (c->ssl != NULL)
+    baseline_conn_send_all(c, frame, n);
+  else
+    (void)!send(c->fd, frame, n, MSG_DONTWAIT);
   baseline_die(1, "%s", reason);
 }
 
@@ -35,7 +39,8 @@ int baseline_run_server(const struct baseline_options *o)
   size_t start = 0, fill = 0;
   struct proto_workload w = {0};
   struct proto_counts own = {0};
-  int lfd, fd, one = 1, port;
+  int lfd, one = 1, port;
+  struct baseline_conn conn = {-1, NULL, 0}, *c = &conn;
   enum { WANT_HELLO, WANT_REQUEST, DONE } phase = WANT_HELLO;
 
   lfd = socket(ai->ai_family, SOCK_STREAM, 0);
@@ -56,12 +61,14 @@ int baseline_run_server(const struct baseline_options *o)
   fflush(stdout);
 
   do
-    fd = accept(lfd, NULL, NULL);
-  while (fd < 0 && errno == EINTR);
-  if (fd < 0)
+    conn.fd = accept(lfd, NULL, NULL);
+  while (conn.fd < 0 && errno == EINTR);
+  if (conn.fd < 0)
     baseline_die(1, "accept: %s", strerror(errno));
   close(lfd);
-  baseline_set_nodelay(fd);
+  baseline_set_nodelay(conn.fd);
+  if (o->tls)
+    baseline_tls_accept(c, o);
 
   for (;;) {
     size_t pos;
@@ -77,23 +84,19 @@ int baseline_run_server(const struct baseline_options *o)
       fill -= start;
       start = 0;
     }
-    n = recv(fd, buf + fill, cap - fill, 0);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      baseline_die(1, "recv: %s", strerror(errno));
-    }
+    n = baseline_conn_recv(c, buf + fill, cap - fill, 0);
     if (n == 0) {
       if (start != fill)
         baseline_die(1, "truncated: end of stream inside a frame");
       if (phase != DONE)
         baseline_die(1, "unexpected_eof: end of stream before BYE");
-      close(fd);
+      /* The client's close_notify is not answered: it has closed. */
+      baseline_conn_close(c, 0);
       free(buf);
       return 0;
     }
     if (phase == DONE)
-      fail_with_error(fd, PROTO_E_UNEXPECTED_TYPE, "bytes after BYE");
+      fail_with_error(c, PROTO_E_UNEXPECTED_TYPE, "bytes after BYE");
     fill += (size_t)n;
 
     /* Each frame becomes its answer in place: every answer has the size
@@ -107,7 +110,7 @@ int baseline_run_server(const struct baseline_options *o)
       if (size == 0)
         break;
       if (size < 0)
-        fail_with_error(fd, (int)size, "bad header");
+        fail_with_error(c, (int)size, "bad header");
       if (h.type == PROTO_REQUEST && phase == WANT_REQUEST) {
         frame[1] = PROTO_RESPONSE;
         proto_response_fill(payload, payload, h.payload_length);
@@ -118,7 +121,7 @@ int baseline_run_server(const struct baseline_options *o)
       } else if (h.type == PROTO_HELLO && phase == WANT_HELLO) {
         proto_workload_decode(payload, &w);
         if (proto_workload_check(&w))
-          fail_with_error(fd, PROTO_E_BAD_WORKLOAD, "workload out of range");
+          fail_with_error(c, PROTO_E_BAD_WORKLOAD, "workload out of range");
         frame[1] = PROTO_HELLO_ACK;
         own.bytes_received += (uint64_t)size;
         own.bytes_sent += (uint64_t)size;
@@ -130,7 +133,7 @@ int baseline_run_server(const struct baseline_options *o)
             bye.bytes_sent != own.bytes_received ||
             bye.bytes_received != own.bytes_sent ||
             own.requests != w.warmup + w.round_trips)
-          fail_with_error(fd, PROTO_E_COUNT_MISMATCH,
+          fail_with_error(c, PROTO_E_COUNT_MISMATCH,
                           "BYE counts differ from the server's");
         own.bytes_received += (uint64_t)size;
         frame[1] = PROTO_BYE_ACK;
@@ -139,13 +142,13 @@ int baseline_run_server(const struct baseline_options *o)
       } else if (h.type == PROTO_ERROR) {
         baseline_die_frame(frame, fill - pos, "a client frame");
       } else {
-        fail_with_error(fd, PROTO_E_UNEXPECTED_TYPE, "frame out of order");
+        fail_with_error(c, PROTO_E_UNEXPECTED_TYPE, "frame out of order");
       }
       if (phase == DONE && pos + (size_t)size != fill)
-        fail_with_error(fd, PROTO_E_UNEXPECTED_TYPE, "bytes after BYE");
+        fail_with_error(c, PROTO_E_UNEXPECTED_TYPE, "bytes after BYE");
     }
     if (pos > start) {
-      baseline_send_all(fd, buf + start, pos - start);
+      baseline_conn_send_all(c, buf + start, pos - start);
       start = pos;
     }
   }

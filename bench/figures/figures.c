@@ -36,6 +36,8 @@ extern char **environ;
 
 #define COLS 9
 #define CELL 160
+/* Issue 11: c-c over tls within this of the baseline over tls. */
+#define TLS_AIM 1.3
 
 /* ---- a table on the terminal, columns as wide as their cells ---- */
 
@@ -116,11 +118,14 @@ static void memory_cell(char *out, const struct report_figure *f,
   }
 }
 
-static const struct report_lane *baseline_of(const struct report_platform *p)
+/* The baseline over transport ("tcp" or "tls"). */
+static const struct report_lane *baseline_of(const struct report_platform *p,
+                                             const char *transport)
 {
   for (int i = 0; i < p->nlanes; i++)
     if (strcmp(p->lanes[i].client, "baseline") == 0 &&
-        strcmp(p->lanes[i].server, "baseline") == 0)
+        strcmp(p->lanes[i].server, "baseline") == 0 &&
+        strcmp(p->lanes[i].transport, transport) == 0)
       return &p->lanes[i];
   return NULL;
 }
@@ -168,8 +173,44 @@ static void figures_table(const struct report_platform *p, struct table *t)
   }
 }
 
+static int any_tls(const struct report_platform *p)
+{
+  for (int i = 0; i < p->nlanes; i++)
+    if (strcmp(p->lanes[i].transport, "tls") == 0)
+      return 1;
+  return 0;
+}
+
+static void ratio_table(const struct report_platform *p,
+                        const struct report_lane *base, struct table *t);
+
+/* The lanes over tls against the baseline over tls (the same frames over
+ * OpenSSL, blocking), and c-c+tls against the aim of issue 11. */
+static void tls_ratios(const struct report_platform *p,
+                       const struct report_lane *tls, struct table *t)
+{
+  const struct report_lane *cc = NULL;
+
+  if (tls == NULL || tls->passed == 0 || tls->ns_per_rt.n == 0) {
+    printf("\nno tls ratios: the baseline over tls (baseline-baseline+tls) "
+           "did not pass\n");
+    return;
+  }
+  printf("\nratio of each figure of the lanes over tls to the baseline's "
+         "over tls:\n\n");
+  ratio_table(p, tls, t);
+  table_print(t);
+  for (int i = 0; i < p->nlanes; i++)
+    if (strcmp(p->lanes[i].name, "c-c+tls") == 0)
+      cc = &p->lanes[i];
+  if (cc != NULL && cc->ns_per_rt.n > 0)
+    printf("\nc-c+tls: %.2fx the baseline over tls in ns/rt (aim: within "
+           "%.1fx)\n",
+           cc->ns_per_rt.median / tls->ns_per_rt.median, TLS_AIM);
+}
+
 /* Each figure of each lane over the baseline's, "1.77x"; "-" where either
- * is missing. */
+ * is missing; the lanes of the baseline's transport. */
 static void ratio_table(const struct report_platform *p,
                         const struct report_lane *base, struct table *t)
 {
@@ -187,7 +228,8 @@ static void ratio_table(const struct report_platform *p,
     struct lane_numbers n;
     char(*row)[CELL] = t->cells[t->nrows];
 
-    if (l == base || l->passed == 0)
+    if (l == base || l->passed == 0 ||
+        strcmp(l->transport, base->transport) != 0)
       continue;
     t->nrows++;
     numbers_of(l, &n);
@@ -365,7 +407,8 @@ int main(int argc, char **argv)
   }
   for (int i = 0; i < r.nplatforms; i++) {
     const struct report_platform *p = &r.platforms[i];
-    const struct report_lane *base = baseline_of(p);
+    const struct report_lane *base = baseline_of(p, "tcp");
+    const struct report_lane *tls = baseline_of(p, "tls");
 
     free(t.cells);
     t.cells = calloc((size_t)p->nlanes + 1, sizeof(*t.cells));
@@ -388,6 +431,8 @@ int main(int argc, char **argv)
       ratio_table(p, base, &t);
       table_print(&t);
     }
+    if (any_tls(p))
+      tls_ratios(p, tls, &t);
     printf("\n");
     coordinator(p, &cc);
   }
