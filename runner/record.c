@@ -225,8 +225,11 @@ static int lane_failed(const struct evidence_lane *lane)
 {
   if (lane->error_reason != NULL || lane->unavailable_reason != NULL)
     return 1;
+  /* A combination a runtime does not implement is not tested, never
+   * failed. */
   for (int i = 0; i < lane->nsamples; i++)
-    if (lane->samples[i].result.status != MODEL_PASSED)
+    if (lane->samples[i].result.status != MODEL_PASSED &&
+        lane->samples[i].result.status != MODEL_UNSUPPORTED)
       return 1;
   return 0;
 }

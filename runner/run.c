@@ -407,7 +407,8 @@ static struct evidence_sample *run_sample(struct run_state *st, int idx,
   es->round = round;
   es->order = k + 1;
   run_one(&spec, &es->result, el->name, st->errf);
-  if (st->recording && es->result.status != MODEL_PASSED && !stop_signal &&
+  if (st->recording && es->result.status != MODEL_PASSED &&
+      es->result.status != MODEL_UNSUPPORTED && !stop_signal &&
       !hygiene_failed(&es->result)) {
     es->first_attempt = es->result;
     es->retried = 1;

@@ -153,6 +153,9 @@ static const struct mode {
     {"tls-on-tcp", FIXTURE_SERVER | FIXTURE_CLIENT, FAULT_TLS_ON_TCP,
      "as tls-line (client) or tls-result (server), also over tcp; the "
      "other tls modes write their tls object over tls only"},
+    {"tls-ok", FIXTURE_SERVER | FIXTURE_CLIENT, FAULT_TLS_OK,
+     "a correct peer that takes --transport tls and reports no tls object; "
+     "every mode but the tls ones exits 127 when given --transport tls"},
 };
 
 /* ---- command line ---- */

@@ -67,7 +67,8 @@ enum fixture_fault {
   FAULT_TLS_RESULT,
   FAULT_TLS_SERVER_VERSION,
   FAULT_TLS_SERVER_ALPN,
-  FAULT_TLS_ON_TCP
+  FAULT_TLS_ON_TCP,
+  FAULT_TLS_OK /* the last: the tls modes are FAULT_TLS_LINE..FAULT_TLS_OK */
 };
 
 /* What short-paths prints on stderr: the absolute paths that are shortest
@@ -141,8 +142,9 @@ void fixture_flood_stderr(void);
 /* ---- fixture_tls.c ---- */
 
 /* The transport flags as lanes/README.md has them (each NULL when not
- * given): exit 2 for a bad combination; over tls, exit 1 unless each file
- * is a readable regular file and the key is mode 0600. Sets a->tls. */
+ * given): exit 2 for a bad combination; over tls exit 127 (a runtime that
+ * cannot do TLS) unless the mode is a tls mode, and exit 1 unless each
+ * file is a readable regular file and the key is mode 0600. Sets a->tls. */
 void fixture_tls_args(int role, const char *transport, const char *cert,
                       const char *key, const char *ca, struct fixture_args *a);
 

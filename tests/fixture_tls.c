@@ -6,10 +6,13 @@
  * result lines, so these modes prove that the runner passes the flags and
  * files the contract names (checked here: a bad combination exits 2, a
  * missing file or a key not 0600 exits 1) and that each check of a tls
- * object can fail. Real TLS between peers is tested with the runtimes
- * that implement it (tests/test_tls_wrong_ca.c, tests/test_tls_run.c). */
+ * object can fail. Its other modes are a runtime that cannot do TLS: they
+ * exit 127 when given --transport tls. Real TLS between peers is tested with
+ * the runtimes that implement it (tests/test_tls_wrong_ca.c,
+ * tests/test_tls_run.c). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -42,6 +45,12 @@ void fixture_tls_args(int role, const char *transport, const char *cert,
     fixture_die(2, "--transport tls needs --cert and --key");
   if (tls && role == FIXTURE_CLIENT && ca == NULL)
     fixture_die(2, "--transport tls needs --ca");
+  if (tls && (fixture_mode_fault < FAULT_TLS_LINE ||
+              fixture_mode_fault > FAULT_TLS_OK)) {
+    fprintf(stderr, "%s: --transport tls: not supported by this mode\n",
+            fixture_prog);
+    exit(127);
+  }
   if (tls && role == FIXTURE_SERVER) {
     check_file("--cert", cert, 0);
     check_file("--key", key, 1);

@@ -252,7 +252,7 @@ static void test_long_names(void)
   fclose(f);
   snprintf(cmd, sizeof(cmd),
            "cd %s && %s quick --matrix long.yaml --lanes '" LONG_A "-*," LONG_B
-           "-*' --no-packages --no-progress --out long.json "
+           "-*' --transport tcp --no-packages --no-progress --out long.json "
            ">long.out 2>&1 && %s report long.json --markdown long.md",
            scratch_root, crossrun, crossrun);
   TAP_EQ_INT(sh(cmd), 0,

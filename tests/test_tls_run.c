@@ -102,7 +102,7 @@ static void test_material_per_sample(void)
   char dir[SCRATCH_PATH_CAP], first[256];
   size_t dlen;
 
-  if (run_one(&r, "ok", "ok", 1) != 0) {
+  if (run_one(&r, "tls-ok", "tls-ok", 1) != 0) {
     TAP_OK(0, "a sample over tls ran");
     return;
   }
@@ -137,7 +137,7 @@ static void test_material_per_sample(void)
   TAP_OK(!r.result.tls.reported && !r.server_result.tls.reported,
          "peers that report no tls object: not reported, and passed");
   /* A second sample gets material of its own. */
-  if (run_one(&r2, "ok", "ok", 1) == 0) {
+  if (run_one(&r2, "tls-ok", "tls-ok", 1) == 0) {
     cert2 = arg_after(&r2.server, "--cert");
     TAP_OK(cert2 && strcmp(cert2, cert) != 0 && gone(cert2),
            "the next sample has its own, also removed: %s", cert2);
@@ -187,8 +187,10 @@ static const struct tls_case {
     {"tls-on-tcp", "ok", 0, "failed", MODEL_CHECK_SERVER_RESULT,
      "server's result has a 'tls' object over tcp"},
     {"tls-result", "tls-line", 0, "passed", MODEL_CHECK_COUNT, NULL},
-    {"ok", "tls-line", 1, "passed", MODEL_CHECK_COUNT, NULL},
-    {"unsupported", "ok", 1, "unsupported", MODEL_CHECK_COUNT, NULL},
+    {"tls-ok", "tls-line", 1, "passed", MODEL_CHECK_COUNT, NULL},
+    {"unsupported", "tls-ok", 1, "unsupported", MODEL_CHECK_COUNT, NULL},
+    {"tls-ok", "ok", 1, "unsupported", MODEL_CHECK_COUNT, NULL},
+    {"ok", "tls-ok", 1, "unsupported", MODEL_CHECK_COUNT, NULL},
 };
 
 static void test_tls_checks(void)
@@ -427,6 +429,73 @@ out:
   json_object_put(doc);
 }
 
+/* A record (rehearsed) takes the unsupported lanes as not tested: none is
+ * retried, the record is written, and merge accepts it. */
+static void test_record(void)
+{
+  char text[2048], matrix[SCRATCH_PATH_CAP], dir[SCRATCH_PATH_CAP];
+  char evidence[SCRATCH_PATH_CAP], merged[SCRATCH_PATH_CAP], err[4096];
+  const char *argv[] = {crossrun,
+                        "record",
+                        "--rehearse",
+                        "--matrix",
+                        matrix,
+                        "--lanes",
+                        "fx-fx*,fx-tcp*,un-un*",
+                        "--no-packages",
+                        "--output-directory",
+                        dir,
+                        NULL};
+  const char *margv[] = {
+      crossrun, "merge", "--require", "linux", "--allow-rehearsal",
+      "--out",  merged,  evidence,    NULL};
+  json_object *doc;
+  int rc;
+
+  snprintf(text, sizeof(text),
+           "transports: [tcp, tls]\n"
+           "runtimes:\n"
+           "  fx:\n"
+           "    client: [%s, client, tls-line]\n"
+           "    server: [%s, server, tls-result]\n"
+           "  tcp:\n"
+           "    transports: [tcp]\n"
+           "    client: [%s, client, ok]\n"
+           "    server: [%s, server, ok]\n"
+           "  un:\n"
+           "    client: [%s, client, ok]\n"
+           "    server: [%s, server, unsupported]\n"
+           "workloads:\n"
+           "  full: {warmup: 10, round_trips: 200, payload_bytes: 16, "
+           "max_in_flight: 4, samples: 2}\n",
+           fixture, fixture, fixture, fixture, fixture, fixture);
+  scratch_path(matrix, "rec.yaml");
+  scratch_path(dir, "rec");
+  scratch_path(evidence, "rec/evidence-linux-x86_64.json");
+  scratch_path(merged, "merged.json");
+  if (!TAP_OK(scratch_write(matrix, text, strlen(text)) == 0,
+              "a matrix for a record"))
+    return;
+  rc = run_crossrun(argv, err, sizeof(err), NULL, 0);
+  doc = json_object_from_file(evidence);
+  TAP_OK(rc == 0 && doc != NULL,
+         "a record with unsupported lanes is written (exit %d): %s", rc, err);
+  if (doc == NULL)
+    return;
+  TAP_EQ_STR(json_str_at(doc, "lanes.un-un+tls.summary.status"), "unsupported",
+             "a lane whose server exits 127 is unsupported");
+  TAP_OK(
+      !json_object_get_boolean(json_at(doc, "lanes.un-un.samples.0.retried")),
+      "and its samples are not retried");
+  TAP_EQ_STR(json_str_at(doc, "lanes.fx-tcp+tls.summary.status"), "unsupported",
+             "a lane the matrix excludes is unsupported");
+  TAP_EQ_STR(json_str_at(doc, "lanes.fx-fx+tls.summary.status"), "passed",
+             "fx-fx+tls passed");
+  rc = run_crossrun(margv, err, sizeof(err), NULL, 0);
+  TAP_EQ_INT(rc, 0, "merge accepts the unsupported lanes: %s", err);
+  json_object_put(doc);
+}
+
 int main(void)
 {
   const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
@@ -447,6 +516,7 @@ int main(void)
   test_material_per_sample();
   test_tls_checks();
   test_run();
+  test_record();
   scratch_remove();
   return tap_done();
 }

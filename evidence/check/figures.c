@@ -692,7 +692,8 @@ static const char *official_broken(struct body *b, json_object *cleanliness,
   for (int i = 0; i < b->n; i++) {
     json_object *summary = evidence_lane_summary_json(&b->model[i]);
     const char *st = str(summary, "status");
-    int ok = is(st, "passed") || is(st, "expected_failure");
+    int ok =
+        is(st, "passed") || is(st, "expected_failure") || is(st, "unsupported");
     if (!ok)
       snprintf(why, whylen, "but lane %s is %s", b->model[i].name,
                st ? st : "?");
