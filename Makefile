@@ -192,7 +192,8 @@ c-lane: $(BUILD)/lanes/c/client$(EXE) $(BUILD)/lanes/c/server$(EXE)
 baseline: $(BUILD)/bench/baseline
 
 # The lanes, then every available runtime against the scripted peer's
-# smoke subset (crossrun conform --quick); both run, either fails it.
+# smoke subset (crossrun conform --quick, about 10 s); either failing
+# fails quick. (Run side by side they only contend for the CPU.)
 quick: all
 	./$(BUILD)/crossrun quick; lanes=$$?; \
 	  ./$(BUILD)/crossrun conform --quick --out crossrun-conform-quick.json; \

@@ -14,21 +14,17 @@
 
 #define CONFORM_MAX_MATRIX 8
 
-/* The cases of `crossrun conform --quick` (what `make quick` runs): a
- * valid session and one case of each kind of rejection per role, so that
- * every runtime is smoke-tested in seconds. */
+/* The cases of `crossrun conform --quick` (what `make quick` runs beside
+ * the lanes): per role a valid session and one case of each part of a
+ * session (HELLO, a request or response, a frame cut short, BYE), so that
+ * every runtime is smoke-tested in seconds: a runtime that starts slowly
+ * (node, about half a second a case on a busy machine) sets the pace. */
 #define CONFORM_QUICK_CASES                                                    \
-  "server/session_in_flight_1,server/session_trickled,server/version_2,"       \
-  "server/hello_round_trips_0,server/request_skipped,"                         \
-  "server/request_flipped_first_bit,server/reset_inside_request,"              \
-  "server/eof_between_requests,server/bye_wrong_requests,"                     \
-  "server/request_after_bye,server/error_code_3_mid_session,"                  \
-  "server/args_listen_twice,client/session_payload_0,"                         \
-  "client/session_trickled,client/hello_ack_other_warmup,"                     \
-  "client/response_skipped,client/response_flipped_first_bit,"                 \
-  "client/response_truncated,client/reset_between_responses,"                  \
-  "client/bye_ack_wrong_requests,client/error_code_2_instead_of_hello_ack,"    \
-  "client/args_in_flight_0"
+  "server/session_in_flight_1,server/hello_round_trips_0,"                     \
+  "server/request_skipped,server/reset_inside_request,"                        \
+  "server/bye_wrong_requests,client/session_trickled,"                         \
+  "client/hello_ack_other_warmup,client/response_flipped_first_bit,"           \
+  "client/bye_ack_wrong_requests,client/error_code_2_instead_of_hello_ack"
 
 struct conform_options {
   struct options_list runtimes; /* empty: every runtime not hidden */

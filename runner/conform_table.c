@@ -11,12 +11,14 @@
 
 /* What the scripted peer sends once the state is reached. */
 enum inject {
-  INJ_NOTHING,  /* only the end (end of stream, reset) */
-  INJ_ERROR,    /* an ERROR frame with code arg */
-  INJ_CUT_NEXT, /* the first arg bytes of the frame an honest peer sends
-                   next there (HELLO, REQUEST, HELLO_ACK, RESPONSE,
-                   BYE_ACK) */
-  INJ_SESSION   /* none: a whole valid session (CONFORM_WHOLE) */
+  INJ_NOTHING,    /* only the end (end of stream, reset) */
+  INJ_ERROR,      /* an ERROR frame with code arg */
+  INJ_CUT_NEXT,   /* the first arg bytes of the frame an honest peer sends
+                     next there (HELLO, REQUEST, HELLO_ACK, RESPONSE,
+                     BYE_ACK) */
+  INJ_SESSION,    /* none: a whole valid session (CONFORM_WHOLE) */
+  INJ_ACK_SWAPPED /* the right BYE_ACK with bytes_sent and bytes_received
+                     swapped: a client comparing field by field takes it */
 };
 
 struct row {
@@ -46,6 +48,17 @@ struct row {
 static const char *const client_equals[] = {
     "--connect={addr}",  "--warmup=1",        "--round-trips=2",
     "--payload-bytes=8", "--max-in-flight=2", NULL};
+static const char *const client_leading_zeros[] = {"--connect",
+                                                   "{addr}",
+                                                   "--warmup",
+                                                   "01",
+                                                   "--round-trips",
+                                                   "002",
+                                                   "--payload-bytes",
+                                                   "0008",
+                                                   "--max-in-flight",
+                                                   "02",
+                                                   NULL};
 static const char *const client_reordered[] = {"--max-in-flight",
                                                "2",
                                                "--payload-bytes",
@@ -317,6 +330,12 @@ static const struct row rows[] = {
     {C, "eof_inside_response_header", CONFORM_AT_SEQUENCE, W_DEFAULT, 4,
      INJ_CUT_NEXT, 7, CONFORM_END_EOF, 0, "truncated",
      "7 bytes of RESPONSE 4's header, then the end of stream", NULL, NULL},
+    /* ---- the client: counts compared crosswise (issue 13's D1) ---- */
+    {C, "bye_ack_bytes_swapped", CONFORM_AFTER_BYE, W_DEFAULT, 0,
+     INJ_ACK_SWAPPED, 0, CONFORM_END_NONE, 0, "count_mismatch",
+     "BYE_ACK with bytes_sent and bytes_received swapped (193 and 145): "
+     "counts are compared crosswise, not field by field",
+     NULL, NULL},
     /* ---- the client: ERROR frames of each code, in each state ---- */
     {C, "error_code_1_instead_of_hello_ack", CONFORM_AT_START, W_DEFAULT, 0,
      INJ_ERROR, 1, CONFORM_END_NONE, 0, "peer_error",
@@ -388,6 +407,19 @@ static const struct row rows[] = {
      "the flags in another order",
      NULL,
      client_reordered},
+    {C,
+     "args_leading_zeros",
+     CONFORM_WHOLE,
+     {1, 2, 8, 2},
+     0,
+     INJ_SESSION,
+     0,
+     CONFORM_END_NONE,
+     0,
+     NULL,
+     "numbers with leading zeros (01, 002)",
+     NULL,
+     client_leading_zeros},
     {C, "args_round_trips_0", CONFORM_COMMAND_LINE, W_DEFAULT, 0, INJ_NOTHING,
      0, CONFORM_END_NONE, 0, NULL, "--round-trips 0: exit 2", NULL,
      CLIENT_ARGS("1", "0", "8", "2")},
@@ -462,6 +494,17 @@ static int build(const struct row *r, struct conform_case *k)
 
   if (r->inject == INJ_ERROR) {
     len = proto_error_encode(frame, (uint16_t)r->arg, "conformance case");
+  } else if (r->inject == INJ_ACK_SWAPPED) {
+    struct proto_counts c;
+    uint8_t p[PROTO_COUNTS_BYTES];
+    uint64_t sent;
+    proto_counts_expected(&r->w, 1, &c);
+    sent = c.bytes_sent;
+    c.bytes_sent = c.bytes_received;
+    c.bytes_received = sent;
+    proto_counts_encode(p, &c);
+    len = proto_frame_encode(frame, PROTO_BYE_ACK,
+                             r->w.warmup + r->w.round_trips + 1, p, sizeof(p));
   } else if (r->inject == INJ_CUT_NEXT) {
     len = next_frame(r, frame);
     if ((size_t)r->arg < len)
