@@ -67,8 +67,6 @@ struct conform_run {
   uint64_t total;               /* W + N */
   uint64_t requests, responses; /* sent and received, or the reverse */
   int hello_done, bye_done;
-  uint64_t requests_at_input; /* the client's requests when the input began */
-  int refilled; /* it sent a request beyond them before rejecting (D2) */
   /* Why the peer failed before the input was sent ("" when it did not). */
   char fault[CONFORM_TEXT_MAX];
 

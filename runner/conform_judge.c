@@ -256,19 +256,6 @@ void conform_judge(struct conform_run *r)
          o->temp_entries_left == 1 ? "y" : "ies");
   if (o->port_checked && !o->port_free)
     fail(o, "its port %d could not be bound again", r->port);
-  /* Issue 13's D2: a client whose read split the input refilled its window
-   * before the RESPONSE beyond it arrived, which then was not beyond it:
-   * such a run says nothing either way. */
-  if (o->verdict == CONFORM_FAILED && r->c->role == CONFORM_CLIENT &&
-      r->refilled && r->c->rejection != NULL &&
-      strcmp(r->c->rejection, "unexpected_type") == 0 &&
-      strncmp(o->reason, "no rejection", 12) == 0) {
-    o->verdict = CONFORM_PENDING;
-    snprintf(o->pending_why, sizeof(o->pending_why),
-             "inconclusive (issue 13's D2): it refilled its window while the "
-             "input arrived");
-    return;
-  }
   if (o->verdict == CONFORM_PASSED && r->undecided[0] != '\0') {
     o->verdict = CONFORM_PENDING;
     snprintf(o->pending_why, sizeof(o->pending_why),

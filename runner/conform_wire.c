@@ -132,7 +132,6 @@ static void maybe_input_done(struct conform_run *r)
 static void begin_input(struct conform_run *r)
 {
   r->phase = CONFORM_PHASE_INPUT;
-  r->requests_at_input = r->requests;
   send_bytes(r, r->c->input, r->c->input_len);
   maybe_input_done(r);
 }
@@ -466,7 +465,7 @@ static void after_frame(struct conform_run *r, const struct proto_header *h,
     if (r->c->role == CONFORM_SERVER)
       r->responses++;
     else
-      r->refilled |= ++r->requests > r->requests_at_input;
+      r->requests++;
     return;
   }
   after_fault(r, "type %u sequence %llu, not the next frame of a valid session",
