@@ -5,8 +5,7 @@
 //             --payload-bytes N --max-in-flight N
 // Runs one session and prints one JSON line with the result.
 
-const net = require('node:net');
-const { parseClientArgs } = require('../lib/args');
+const transport = require('../lib/transport');
 const { ClientSession } = require('../lib/client');
 const { say, parseOrExit, failAndClose, guardProcess } = require('../lib/peer');
 
@@ -18,14 +17,27 @@ const MAX_BATCH_BYTES = 256 * 1024;
 
 function main() {
   guardProcess(ROLE);
-  const { connect, workload } = parseOrExit(ROLE, parseClientArgs);
+  const { connect, workload, transport: t } = parseOrExit(ROLE, transport.parseClient);
   const session = new ClientSession(workload);
+  transport.connect(connect, t, {
+    onReady: (sock, tlsInfo) => run(session, sock, tlsInfo),
+    onConnectFail: (e) => {
+      say(`${ROLE}: connect to ${connect.text}: ${e.code || e.message}`);
+      process.exit(1);
+    },
+    onFail: (e) => {
+      say(`${ROLE}: tls_handshake: ${e.message}`);
+      process.exit(1);
+    },
+  });
+}
+
+// The session on a connected socket (over tls, once its handshake is
+// done); tlsInfo: the result line's `tls` object, null over tcp.
+function run(session, sock, tlsInfo) {
   const pool = session.pool;
-  // Half-open allowed: after the server's end of stream an ERROR can still go out.
-  const sock = net.connect({ host: connect.host, port: connect.port, allowHalfOpen: true });
   let failed = false;
   let blocked = false;
-  let connected = false;
 
   const fail = (e) => {
     if (failed) return;
@@ -44,11 +56,6 @@ function main() {
     }
   };
 
-  sock.setNoDelay(true);
-  sock.on('connect', () => {
-    connected = true;
-    sock.write(session.hello());
-  });
   sock.on('data', (chunk) => {
     if (failed) return;
     try {
@@ -58,7 +65,8 @@ function main() {
       return;
     }
     if (session.done) {
-      // The client closes first (SPEC.md section 3, step 6).
+      // The client closes first (SPEC.md section 3, step 6); over tls
+      // end() sends close_notify first.
       sock.end();
       return;
     }
@@ -78,11 +86,6 @@ function main() {
   });
   sock.on('error', (e) => {
     if (failed) return;
-    if (!connected) {
-      failed = true;
-      say(`${ROLE}: connect to ${connect.text}: ${e.code || e.message}`);
-      process.exit(1);
-    }
     // A reset is truncated inside a frame, else unexpected_eof, even
     // after BYE_ACK (SPEC.md section 3).
     fail(session.resetRejection(e.code || e.message));
@@ -93,10 +96,13 @@ function main() {
       fail(new Error('connection closed before the session ended'));
       return;
     }
+    const result = session.result();
+    if (tlsInfo) result.tls = tlsInfo;
     // The line (a few KiB with its buckets) may not be written at once to
     // a pipe: exit once it is.
-    process.stdout.write(`${JSON.stringify(session.result())}\n`, (err) => process.exit(err ? 1 : 0));
+    process.stdout.write(`${JSON.stringify(result)}\n`, (err) => process.exit(err ? 1 : 0));
   });
+  sock.write(session.hello());
 }
 
 main();

@@ -6,13 +6,14 @@
 // its BYE_ACK.
 
 const net = require('node:net');
-const { parseServerArgs } = require('../lib/args');
+const transport = require('../lib/transport');
 const { ServerSession } = require('../lib/server');
 const { say, parseOrExit, failAndClose, guardProcess } = require('../lib/peer');
 
 const ROLE = 'server';
 
-function serve(sock) {
+// tlsInfo: the result line's `tls` object, null over tcp.
+function serve(sock, tlsInfo) {
   const session = new ServerSession();
   let failed = false;
   const fail = (e) => {
@@ -56,15 +57,17 @@ function serve(sock) {
   sock.on('close', () => {
     if (failed) return;
     if (!session.done) process.exit(0);
+    const result = session.result();
+    if (tlsInfo) result.tls = tlsInfo;
     // The result line after the session (lanes/README.md); a pipe may
     // take it later than this write returns, so exit once it is written.
-    process.stdout.write(`${JSON.stringify(session.result())}\n`, (err) => process.exit(err ? 1 : 0));
+    process.stdout.write(`${JSON.stringify(result)}\n`, (err) => process.exit(err ? 1 : 0));
   });
 }
 
 function main() {
   guardProcess(ROLE);
-  const { listen } = parseOrExit(ROLE, parseServerArgs);
+  const { listen, transport: t } = parseOrExit(ROLE, transport.parseServer);
   const server = net.createServer({ allowHalfOpen: true });
   let served = false;
   server.on('connection', (sock) => {
@@ -74,7 +77,20 @@ function main() {
     }
     served = true;
     server.close();
-    serve(sock);
+    if (t.kind === 'tcp') {
+      serve(sock, null);
+      return;
+    }
+    sock.setNoDelay(true);
+    transport.acceptTls(
+      sock,
+      t.context,
+      (secure, info) => serve(secure, info),
+      (e) => {
+        say(`${ROLE}: tls_handshake: ${e.message}`);
+        process.exit(1);
+      }
+    );
   });
   server.on('error', (e) => {
     say(`${ROLE}: listen on ${listen.text}: ${e.message}`);

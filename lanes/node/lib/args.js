@@ -11,8 +11,9 @@ const codec = require('./codec');
 class UsageError extends Error {}
 class Unsupported extends Error {}
 
-// names: every accepted flag (all required), without the leading `--`.
-function parseFlags(argv, names) {
+// names: the required flags, optional: the others accepted, both without
+// the leading `--`.
+function parseFlags(argv, names, optional = []) {
   const values = Object.create(null);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -24,7 +25,7 @@ function parseFlags(argv, names) {
       value = name.slice(eq + 1);
       name = name.slice(0, eq);
     }
-    if (!names.includes(name)) throw new UsageError(`unknown flag --${name}`);
+    if (!names.includes(name) && !optional.includes(name)) throw new UsageError(`unknown flag --${name}`);
     if (name in values) throw new UsageError(`--${name} given twice`);
     if (value === undefined) {
       if (i + 1 >= argv.length) throw new UsageError(`--${name} needs a value`);
@@ -61,13 +62,14 @@ function parseAddress(name, text, allowZeroPort) {
   return { host: m[1] || m[2], port, text };
 }
 
-function parseServerArgs(argv) {
-  const v = parseFlags(argv, ['listen']);
-  return { listen: parseAddress('listen', v.listen, true) };
+// optional: more flags to accept (lib/transport.js's), returned in `flags`.
+function parseServerArgs(argv, optional = []) {
+  const v = parseFlags(argv, ['listen'], optional);
+  return { listen: parseAddress('listen', v.listen, true), flags: v };
 }
 
-function parseClientArgs(argv) {
-  const v = parseFlags(argv, ['connect', 'warmup', 'round-trips', 'payload-bytes', 'max-in-flight']);
+function parseClientArgs(argv, optional = []) {
+  const v = parseFlags(argv, ['connect', 'warmup', 'round-trips', 'payload-bytes', 'max-in-flight'], optional);
   const connect = parseAddress('connect', v.connect, false);
   const warmup = parseUint('warmup', v.warmup);
   const roundTrips = parseUint('round-trips', v['round-trips']);
@@ -88,6 +90,7 @@ function parseClientArgs(argv) {
   }
   return {
     connect,
+    flags: v,
     workload: {
       warmup,
       roundTrips,
