@@ -31,8 +31,9 @@ static const struct options_command usage = {
     "systems) and writes reports from it alone. At least one output is "
     "needed; '-' writes it to standard output. When GITHUB_STEP_SUMMARY is "
     "set, the Markdown is also appended to that file. With --baseline, the "
-    "Markdown ends with crossrun compare OLD FILE: every lane's figures "
-    "against the baseline's, with the change and its verdict.",
+    "Markdown ends with crossrun compare OLD FILE, and the HTML has it as a "
+    "section: every lane's figures against the baseline's, with the change "
+    "and its verdict.",
     "Exit status: 0 written; 1 the evidence cannot be read or is invalid, or "
     "an output cannot be written; 2 bad usage.",
 };
@@ -58,13 +59,13 @@ static void table(const char **outputs, struct options_entry *t)
   memset(&t[OUT_COUNT], 0, sizeof(t[OUT_COUNT]));
 }
 
-/* Writes kind to path through a temporary file and a rename, so a reader
- * never sees half a report; "-" is standard output. */
-/* The report of kind, and for Markdown the comparison with the baseline
- * when there is one. */
+/* The report of kind, with the comparison with the baseline when there is
+ * one: a section of the HTML page, the end of the Markdown. */
 static int render(const struct report *r, enum output_kind kind,
                   const struct diff *d, const char *const *names, FILE *f)
 {
+  if (kind == OUT_HTML && d != NULL)
+    return report_html_baseline(r, d, names[0], names[1], f);
   if (renderers[kind](r, f) != 0)
     return -1;
   if (kind != OUT_MARKDOWN || d == NULL)
@@ -252,9 +253,9 @@ int cmd_report(int argc, char **argv, FILE *out, FILE *errf)
   {
     struct options_entry b = {
         OPTIONS_FIELDS(OPTIONS_KIND_STRING, "baseline", 0, &baseline, "OLD",
-                       "end the Markdown with the change of every lane's "
-                       "figures against the evidence in OLD (crossrun "
-                       "compare)"),
+                       "show the change of every lane's figures against the "
+                       "evidence in OLD (crossrun compare) at the end of the "
+                       "Markdown and in a section of the HTML"),
         .flags = OPTIONS_ONCE | OPTIONS_NONEMPTY,
         .missing = "an evidence file",
     };

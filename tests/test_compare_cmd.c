@@ -521,6 +521,73 @@ static void test_report_baseline(void)
   free(buf);
 }
 
+/* crossrun report --baseline --html: the page has the comparison as a
+ * section of its own, linked from the navigation, with the change column,
+ * the entries and the regressions, and text from the files escaped (a
+ * copy of the quick evidence whose package grew by an entry and whose
+ * hash is markup). */
+static void test_report_baseline_html(void)
+{
+  char path[1024], grown[SCRATCH_PATH_CAP], *buf = NULL;
+  size_t len = 0;
+  char *argv[] = {"report", grown, "--baseline", path, "--html", "-"};
+  json_object *d, *pkg, *entry;
+  FILE *o, *e = fopen("/dev/null", "w");
+  const char *section;
+  int rc;
+
+  snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/evidence/quick-c-c.json",
+           getenv("CROSSRUN_ROOT") ? getenv("CROSSRUN_ROOT") : ".");
+  scratch_path(grown, "grown.json");
+  d = json_object_from_file(path);
+  if (!TAP_OK(d && json_pointer_get(d, "/runtimes/c/package", &pkg) == 0,
+              "the quick evidence reads, with a package")) {
+    json_object_put(d);
+    fclose(e);
+    return;
+  }
+  json_object_object_add(
+      pkg, "packed_bytes",
+      json_object_new_int64(
+          json_object_get_int64(json_object_object_get(pkg, "packed_bytes")) +
+          100));
+  json_object_object_add(pkg, "sha256",
+                         json_object_new_string("<i>not-a-hash</i>"));
+  entry = json_object_new_object();
+  json_object_object_add(entry, "path",
+                         json_object_new_string("lanes/c/<new>.c"));
+  json_object_object_add(entry, "size_bytes", json_object_new_int(321));
+  json_object_array_add(json_object_object_get(pkg, "entries"), entry);
+  json_object_to_file(grown, d);
+  json_object_put(d);
+
+  o = open_memstream(&buf, &len);
+  rc = cmd_report(6, argv, o, e);
+  fclose(o);
+  fclose(e);
+  TAP_EQ_INT(rc, 0, "crossrun report FILE --baseline OLD --html -");
+  section = buf ? strstr(buf, "<section id=\"baseline\">") : NULL;
+  TAP_OK(section && strstr(section, "<h2>Change against the baseline</h2>") &&
+             strstr(buf, "<a href=\"#baseline\">change</a>"),
+         "  the page has a section on the change, linked from its top");
+  TAP_OK(section && strstr(section, "<th>change</th>") &&
+             strstr(section, "<td class=\"n\">+100 B (+0.1%)</td>"
+                             "<td>bigger</td>"),
+         "  with the change column: the packed size +100 B, bigger");
+  TAP_OK(section &&
+             strstr(section, "<th>lanes/c/&lt;new&gt;.c</th>"
+                             "<td>added</td>") &&
+             strstr(section, "&lt;i&gt;not-a-has") &&
+             !strstr(section, "<i>not"),
+         "  the added entry, and the file's text escaped");
+  TAP_OK(section && strstr(section, "<b>1 regression:</b>") &&
+             strstr(section, "linux packed_bytes bigger"),
+         "  and the regression named");
+  TAP_OK(section && strstr(section, "OLD makes no performance claims"),
+         "  and why the sampled figures were not compared");
+  free(buf);
+}
+
 int main(void)
 {
   unsetenv("GITHUB_STEP_SUMMARY"); /* a CI job's own summary is not ours */
@@ -534,6 +601,7 @@ int main(void)
   test_cost();
   test_usage_and_json();
   test_report_baseline();
+  test_report_baseline_html();
   scratch_remove();
   return tap_done();
 }

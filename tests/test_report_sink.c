@@ -249,7 +249,7 @@ static int record(const struct report *r, int charts, struct recorder *rec,
   *ops = recorder_ops;
   if (!charts)
     ops->chart = NULL;
-  rec->sink = (struct report_sink){ops, out, r, charts};
+  rec->sink = (struct report_sink){ops, out, r, charts, NULL, {NULL, NULL}};
   rc = out ? report_sections_write(&rec->sink) : -1;
   if (out)
     fclose(out);

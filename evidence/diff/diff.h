@@ -118,6 +118,20 @@ int diff_markdown(const struct diff *d, const char *old_name,
 json_object *diff_json(const struct diff *d, const char *old_name,
                        const char *new_name);
 
+/* The columns of the table diff_print and diff_markdown write, for other
+ * renderers of the same rows (the HTML report's baseline section). */
+#define DIFF_COLUMNS 8
+extern const char *const diff_headings[DIFF_COLUMNS];
+
+/* Row r's cells as the table shows them ("" where a cell is empty). */
+void diff_row_cells(const struct diff_row *r,
+                    char cells[DIFF_COLUMNS][DIFF_TEXT_MAX]);
+
+/* The indexes of d's rows in the order the table shows them (each
+ * platform's rows together), into *order (a new array the caller frees).
+ * Returns how many (d->nrows), or -1 when out of memory. */
+int diff_row_order(const struct diff *d, int **order);
+
 /* Text of a figure's value in its unit ("1.2 ms", "4.0 MiB", "17"). */
 void diff_value_text(const char *unit, double v, char *out, size_t outlen);
 

@@ -6,16 +6,16 @@
 
 #include "evidence/diff/diff_internal.h"
 
-#define NCOLS 8
+#define NCOLS DIFF_COLUMNS
 
-static const char *const heading[NCOLS] = {"platform",
-                                           "lane",
-                                           "figure",
-                                           "old median [min-max]",
-                                           "new median [min-max]",
-                                           "change",
-                                           "verdict",
-                                           "test (n old/new, p, Holm p)"};
+const char *const diff_headings[DIFF_COLUMNS] = {"platform",
+                                                 "lane",
+                                                 "figure",
+                                                 "old median [min-max]",
+                                                 "new median [min-max]",
+                                                 "change",
+                                                 "verdict",
+                                                 "test (n old/new, p, Holm p)"};
 
 /* A table kept until every cell is known, so each column is as wide as
  * its widest cell. */
@@ -198,13 +198,26 @@ static void test_text(const struct diff_row *r, char *out, size_t len)
     snprintf(out, len, "over %d lanes", r->old_side.n);
 }
 
-static void build(const struct diff *d, struct table *t)
+void diff_row_cells(const struct diff_row *r,
+                    char cells[DIFF_COLUMNS][DIFF_TEXT_MAX])
 {
-  char row[NCOLS][DIFF_TEXT_MAX];
+  snprintf(cells[0], DIFF_TEXT_MAX, "%s", r->platform);
+  snprintf(cells[1], DIFF_TEXT_MAX, "%s", r->subject);
+  snprintf(cells[2], DIFF_TEXT_MAX, "%s", r->figure);
+  side_text(r, 1, cells[3], DIFF_TEXT_MAX);
+  side_text(r, 0, cells[4], DIFF_TEXT_MAX);
+  change_text(r, cells[5], DIFF_TEXT_MAX);
+  snprintf(cells[6], DIFF_TEXT_MAX, "%s", r->verdict);
+  test_text(r, cells[7], DIFF_TEXT_MAX);
+}
 
-  for (int c = 0; c < NCOLS; c++)
-    snprintf(row[c], sizeof(row[c]), "%s", heading[c]);
-  table_add(t, row);
+int diff_row_order(const struct diff *d, int **order)
+{
+  int n = 0;
+
+  *order = malloc((size_t)(d->nrows ? d->nrows : 1) * sizeof(**order));
+  if (*order == NULL)
+    return -1;
   /* Each platform's rows together, in the order of their first row. */
   for (int i = 0; i < d->nrows; i++) {
     int seen = 0;
@@ -212,21 +225,26 @@ static void build(const struct diff *d, struct table *t)
       seen = strcmp(d->rows[j].platform, d->rows[i].platform) == 0;
     if (seen)
       continue;
-    for (int k = i; k < d->nrows; k++) {
-      const struct diff_row *r = &d->rows[k];
-      if (strcmp(r->platform, d->rows[i].platform) != 0)
-        continue;
-      snprintf(row[0], sizeof(row[0]), "%s", r->platform);
-      snprintf(row[1], sizeof(row[1]), "%s", r->subject);
-      snprintf(row[2], sizeof(row[2]), "%s", r->figure);
-      side_text(r, 1, row[3], sizeof(row[3]));
-      side_text(r, 0, row[4], sizeof(row[4]));
-      change_text(r, row[5], sizeof(row[5]));
-      snprintf(row[6], sizeof(row[6]), "%s", r->verdict);
-      test_text(r, row[7], sizeof(row[7]));
-      table_add(t, row);
-    }
+    for (int k = i; k < d->nrows; k++)
+      if (strcmp(d->rows[k].platform, d->rows[i].platform) == 0)
+        (*order)[n++] = k;
   }
+  return n;
+}
+
+static void build(const struct diff *d, struct table *t)
+{
+  char row[NCOLS][DIFF_TEXT_MAX];
+  int *order, n = diff_row_order(d, &order);
+
+  for (int c = 0; c < NCOLS; c++)
+    snprintf(row[c], sizeof(row[c]), "%s", diff_headings[c]);
+  table_add(t, row);
+  for (int i = 0; i < n; i++) {
+    diff_row_cells(&d->rows[order[i]], row);
+    table_add(t, row);
+  }
+  free(order);
 }
 
 static void header(const struct diff *d, const char *old_name,

@@ -314,4 +314,13 @@ int report_markdown(const struct report *r, FILE *f);
 int report_html(const struct report *r, FILE *f);
 int report_junit(const struct report *r, FILE *f);
 
+struct diff;
+
+/* report_html with a section on what changed against a baseline: d, the
+ * comparison of the evidence in old_name with r's in new_name
+ * (evidence/diff/diff.h, crossrun compare OLD NEW), borrowed; NULL d is
+ * report_html. */
+int report_html_baseline(const struct report *r, const struct diff *d,
+                         const char *old_name, const char *new_name, FILE *f);
+
 #endif

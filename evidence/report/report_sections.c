@@ -591,6 +591,8 @@ int report_sections_write(struct report_sink *s)
                  "each lane ran; no comparisons or ratios are made from them.");
   s->ops->document.outline(s, &outline);
   inputs_section(s);
+  /* What a change did is what a report with a baseline is read for. */
+  report_baseline_section(s);
   time_section(s);
   /* Charts compare platforms: memory and packages are shown across them,
    * beside their bars; without charts, under each platform. */

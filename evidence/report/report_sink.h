@@ -179,6 +179,8 @@ struct report_sink_ops {
   void (*machine)(struct report_sink *s, int platform);
 };
 
+struct diff;
+
 struct report_sink {
   const struct report_sink_ops *ops;
   FILE *f;
@@ -187,6 +189,10 @@ struct report_sink {
    * charts and show memory and packages across platforms, beside the
    * bars that compare them. */
   int charts;
+  /* The comparison of a baseline with r's evidence to show (crossrun
+   * report --baseline), or NULL; the names of OLD's and NEW's files. */
+  const struct diff *baseline;
+  const char *baseline_names[2];
 };
 
 /* Writes every section of r to s, which is set up (ops, f, r, charts).
@@ -203,6 +209,11 @@ void report_cost_section(struct report_sink *s, int platform);
  * time per round trip, their ratio, the handshake and the cipher; nothing
  * when no lane of it is over tls. */
 void report_tls_section(struct report_sink *s, int platform);
+
+/* The change of every lane's figures against s->baseline, a section of
+ * its own (evidence/report/report_sections_baseline.c); nothing when
+ * there is no baseline. */
+void report_baseline_section(struct report_sink *s);
 
 /* Statuses that are not a failure of the lane itself: passed,
  * unavailable, unsupported, expected_failure. */

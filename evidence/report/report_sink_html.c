@@ -217,7 +217,10 @@ static void document_outline(struct report_sink *s,
             "<div class=\"result bad\">%d of %s did not pass; see the "
             "failures under each platform.</div>\n",
             o->bad, o->lanes_text);
-  fputs("<nav><a href=\"#time\">time</a>", f);
+  fputs("<nav>", f);
+  if (s->baseline)
+    fputs("<a href=\"#baseline\">change</a>", f);
+  fputs("<a href=\"#time\">time</a>", f);
   if (o->memory)
     fputs("<a href=\"#memory\">memory</a>", f);
   if (o->packages)
@@ -448,6 +451,12 @@ static const struct report_sink_ops html_ops = {
 
 int report_html(const struct report *r, FILE *f)
 {
-  struct report_sink s = {&html_ops, f, r, 1};
+  return report_html_baseline(r, NULL, NULL, NULL, f);
+}
+
+int report_html_baseline(const struct report *r, const struct diff *d,
+                         const char *old_name, const char *new_name, FILE *f)
+{
+  struct report_sink s = {&html_ops, f, r, 1, d, {old_name, new_name}};
   return report_sections_write(&s);
 }

@@ -676,7 +676,8 @@ static const struct report_sink_ops markdown_ops = {
 
 int report_markdown(const struct report *r, FILE *f)
 {
-  struct md_sink s = {{&markdown_ops, f, r, 0}, {0, 0, 0, NULL}};
+  struct md_sink s = {{&markdown_ops, f, r, 0, NULL, {NULL, NULL}},
+                      {0, 0, 0, NULL}};
   int rc = report_sections_write(&s.sink);
 
   md_table_end(&s.sink); /* frees a table the sections left open */
