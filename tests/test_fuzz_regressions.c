@@ -6,6 +6,9 @@
 #include <string.h>
 #include <json-c/json.h>
 
+#include "evidence/base/json_read.h"
+#include "evidence/base/utf8.h"
+#include "evidence/diff/diff.h"
 #include "evidence/schema/validate.h"
 #include "runner/expect.h"
 #include "runner/lanes.h"
@@ -96,6 +99,74 @@ static void test_yaml_errors_are_lines(void)
          "an --expect key with a newline is refused on one line: %s", err);
 }
 
+static int utf8_line(const char *s)
+{
+  return utf8_error_at(s, strlen(s)) < 0 && one_line(s);
+}
+
+/* `crossrun compare` of a file whose package hash holds a control
+ * character, whose lane name has a newline and is longer than a row keeps
+ * in multibyte characters, and whose entry is 1e300 bytes: every text of
+ * the comparison is one line of UTF-8, the JSON reads back, and the size
+ * is clamped, not converted out of range (fuzz_compare; the input is in
+ * tests/fuzz/corpus/fuzz_compare/). */
+static void test_compare_texts_are_lines(void)
+{
+  static const char old_text[] =
+      "{\"mode\": \"quick\", \"machine\": {\"os\": \"linux\"}, "
+      "\"lanes\": {}, \"runtimes\": {\"c\": {\"package\": "
+      "{\"sha256\": \"aa\", \"packed_bytes\": 1, \"entries\": []}}}}";
+  char new_text[2048], name[600] = "a\nb";
+  struct diff_options o = DIFF_OPTIONS_INIT;
+  json_object *old_doc = NULL, *new_doc = NULL, *j = NULL, *back = NULL;
+  struct diff d;
+  char err[512] = "";
+  int lines = 1, rc;
+
+  for (int i = 0; i < 60; i++)
+    strcat(name, "\xc3\xa9"); /* é: a cut at 127 bytes falls inside one */
+  snprintf(new_text, sizeof(new_text),
+           "{\"mode\": \"quick\", \"machine\": {\"os\": \"linux\"}, "
+           "\"lanes\": {\"%s\": {\"summary\": {\"status\": \"passed\"}}}, "
+           "\"runtimes\": {\"c\": {\"package\": {\"sha256\": "
+           "\"b\\u0011\\nb\", \"packed_bytes\": 1, \"entries\": "
+           "[{\"path\": \"x\\ty\", \"size_bytes\": 1e300}]}}}}",
+           name);
+  memset(&d, 0, sizeof(d));
+  if (!TAP_OK(json_read_parse(old_text, strlen(old_text), &old_doc, err,
+                              sizeof(err)) == 0 &&
+                  json_read_parse(new_text, strlen(new_text), &new_doc, err,
+                                  sizeof(err)) == 0,
+              "the two documents read (%s)", err))
+    goto out;
+  rc = diff_compare(&d, old_doc, new_doc, &o, err, sizeof(err));
+  if (!TAP_EQ_INT(rc, 0, "they compare"))
+    goto out;
+  for (int i = 0; i < d.nrows; i++)
+    lines = lines && utf8_line(d.rows[i].subject) &&
+            utf8_line(d.rows[i].old_text) && utf8_line(d.rows[i].new_text);
+  for (int i = 0; i < d.nentries; i++)
+    lines = lines && utf8_line(d.entries[i].path);
+  TAP_OK(lines && d.nrows > 0 && d.nentries == 1,
+         "every row's and entry's text is one line of UTF-8 (%d rows)",
+         d.nrows);
+  TAP_OK(d.nentries == 1 && d.entries[0].new_bytes == (long long)1 << 62 &&
+             strcmp(d.entries[0].path, "x?y") == 0,
+         "the entry of 1e300 bytes is clamped to 2^62, its tab a '?'");
+  j = diff_json(&d, "old.json", "new.json");
+  {
+    const char *text = j ? json_object_to_json_string(j) : "";
+    TAP_OK(json_read_parse(text, strlen(text), &back, err, sizeof(err)) == 0,
+           "the comparison's JSON reads back (%s)", err);
+  }
+out:
+  diff_release(&d);
+  json_object_put(back);
+  json_object_put(j);
+  json_object_put(old_doc);
+  json_object_put(new_doc);
+}
+
 int main(void)
 {
   char cmd[600];
@@ -104,6 +175,7 @@ int main(void)
     return 1;
   test_validate_messages_are_lines();
   test_yaml_errors_are_lines();
+  test_compare_texts_are_lines();
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
   if (system(cmd) != 0)
     tap_diag("could not remove %s", dir);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evidence/base/utf8.h"
 #include "evidence/diff/diff_internal.h"
 #include "evidence/diff/diff_u.h"
 #include "evidence/write/stats.h"
@@ -67,6 +68,36 @@ int diff_number(json_object *o, const char *dotted, double *out)
   return 1;
 }
 
+void diff_text(char *out, size_t outlen, const char *text)
+{
+  size_t at = 0, len = text ? strlen(text) : 0;
+
+  if (outlen == 0)
+    return;
+  for (size_t i = 0; i < len;) {
+    uint32_t cp;
+    int n = utf8_decode(text + i, len - i, &cp);
+    int keep = n > 0 && cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp < 0xa0);
+    size_t put = keep ? (size_t)n : 1;
+    if (at + put >= outlen)
+      break;
+    if (keep)
+      memcpy(out + at, text + i, put);
+    else
+      out[at] = '?';
+    at += put;
+    i += n > 0 ? (size_t)n : 1;
+  }
+  out[at] = '\0';
+}
+
+long long diff_bytes(double v)
+{
+  if (!(v >= 0))
+    return -1;
+  return v < 0x1p62 ? (long long)v : (long long)1 << 62;
+}
+
 void *diff_grow(void *array, int n, int *cap, size_t size)
 {
   void *bigger;
@@ -94,8 +125,8 @@ struct diff_row *diff_add_row(struct diff *d, enum diff_row_kind kind,
   r = &rows[d->nrows++];
   memset(r, 0, sizeof(*r));
   r->kind = kind;
-  snprintf(r->platform, sizeof(r->platform), "%s", platform);
-  snprintf(r->subject, sizeof(r->subject), "%s", subject);
+  diff_text(r->platform, sizeof(r->platform), platform);
+  diff_text(r->subject, sizeof(r->subject), subject);
   r->figure = figure;
   r->unit = unit;
   r->verdict = "";
@@ -109,9 +140,8 @@ int diff_add_note(struct diff *d, const char *platform, const char *text)
   if (notes == NULL)
     return -1;
   d->notes = notes;
-  snprintf(notes[d->nnotes].platform, sizeof(notes[0].platform), "%s",
-           platform);
-  snprintf(notes[d->nnotes].text, sizeof(notes[0].text), "%s", text);
+  diff_text(notes[d->nnotes].platform, sizeof(notes[0].platform), platform);
+  diff_text(notes[d->nnotes].text, sizeof(notes[0].text), text);
   d->nnotes++;
   return 0;
 }
@@ -138,7 +168,7 @@ static int platforms_of(json_object *doc, const char *label,
                "%s: not an evidence document: no machine.os or lanes", label);
       return -1;
     }
-    snprintf(out[0].os, sizeof(out[0].os), "%s", os);
+    diff_text(out[0].os, sizeof(out[0].os), os);
     out[0].body = doc;
     return 1;
   }
@@ -149,12 +179,18 @@ static int platforms_of(json_object *doc, const char *label,
   }
   json_object_object_foreach(all, os, body)
   {
-    if (n == DIFF_MAX_PLATFORMS ||
-        !json_object_is_type(diff_get(body, "lanes"), json_type_object)) {
-      snprintf(err, errlen, "%s: platform '%s' has no lanes", label, os);
+    char name[DIFF_NAME_MAX];
+    diff_text(name, sizeof(name), os);
+    if (n == DIFF_MAX_PLATFORMS) {
+      snprintf(err, errlen, "%s: more than %d platforms (at '%s')", label,
+               DIFF_MAX_PLATFORMS, name);
       return -1;
     }
-    snprintf(out[n].os, sizeof(out[n].os), "%s", os);
+    if (!json_object_is_type(diff_get(body, "lanes"), json_type_object)) {
+      snprintf(err, errlen, "%s: platform '%s' has no lanes", label, name);
+      return -1;
+    }
+    diff_text(out[n].os, sizeof(out[n].os), os);
     out[n++].body = body;
   }
   return n;
@@ -332,8 +368,8 @@ static int status_row(struct diff *d, const char *os, const char *lane_name,
   r = diff_add_row(d, DIFF_ROW_STATUS, os, lane_name, "status", "");
   if (r == NULL)
     return -1;
-  snprintf(r->old_text, sizeof(r->old_text), "%s", o);
-  snprintf(r->new_text, sizeof(r->new_text), "%s", n);
+  diff_text(r->old_text, sizeof(r->old_text), o);
+  diff_text(r->new_text, sizeof(r->new_text), n);
   r->verdict = "status changed";
   r->regression = strcmp(o, "passed") == 0;
   return 0;
@@ -364,10 +400,10 @@ static int lanes_of_platform(struct diff *d, const char *os,
         if (r == NULL)
           return -1;
         r->verdict = "new lane";
-        snprintf(r->new_text, sizeof(r->new_text), "%s",
-                 diff_string(new_lane, "summary.status")
-                     ? diff_string(new_lane, "summary.status")
-                     : "unknown");
+        diff_text(r->new_text, sizeof(r->new_text),
+                  diff_string(new_lane, "summary.status")
+                      ? diff_string(new_lane, "summary.status")
+                      : "unknown");
         continue;
       }
       if (status_row(d, os, name, old_lane, new_lane) != 0)
@@ -388,10 +424,10 @@ static int lanes_of_platform(struct diff *d, const char *os,
       if (r == NULL)
         return -1;
       r->verdict = "gone";
-      snprintf(r->old_text, sizeof(r->old_text), "%s",
-               diff_string(old_lane, "summary.status")
-                   ? diff_string(old_lane, "summary.status")
-                   : "unknown");
+      diff_text(r->old_text, sizeof(r->old_text),
+                diff_string(old_lane, "summary.status")
+                    ? diff_string(old_lane, "summary.status")
+                    : "unknown");
     }
   }
   return 0;
@@ -498,7 +534,7 @@ static int geomeans(struct diff *d, const char *os)
 static void file_of(json_object *doc, struct diff_file *f)
 {
   const char *mode = diff_string(doc, "mode");
-  snprintf(f->mode, sizeof(f->mode), "%s", mode ? mode : "unknown");
+  diff_text(f->mode, sizeof(f->mode), mode ? mode : "unknown");
   f->performance_claims =
       json_object_get_boolean(diff_get(doc, "performance_claims"));
 }

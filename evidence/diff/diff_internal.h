@@ -30,6 +30,17 @@ const char *diff_string(json_object *o, const char *dotted);
  * a number. */
 int diff_number(json_object *o, const char *dotted, double *out);
 
+/* Copies text from a document into out (outlen bytes, ended) as one line
+ * of UTF-8: a control character or a byte that is not UTF-8 becomes '?',
+ * and a cut falls between characters. Every row, entry and refusal text
+ * goes through it: a hostile file cannot print lines of its own into the
+ * table, break the Markdown, or make the JSON unreadable. */
+void diff_text(char *out, size_t outlen, const char *text);
+
+/* A number of a document as a byte count: clamped to [-1, 2^62], so that
+ * a file's 1e300 converts within range (-1 stands for absent). */
+long long diff_bytes(double v);
+
 /* array itself while n < *cap, else a copy twice as large (*cap updated),
  * or NULL when out of memory (array still valid). */
 void *diff_grow(void *array, int n, int *cap, size_t size);

@@ -47,9 +47,9 @@ static int add_entry(struct diff *d, const char *os, const char *runtime,
     return -1;
   d->entries = e;
   e = &e[d->nentries++];
-  snprintf(e->platform, sizeof(e->platform), "%s", os);
-  snprintf(e->runtime, sizeof(e->runtime), "%s", runtime);
-  snprintf(e->path, sizeof(e->path), "%s", path);
+  diff_text(e->platform, sizeof(e->platform), os);
+  diff_text(e->runtime, sizeof(e->runtime), runtime);
+  diff_text(e->path, sizeof(e->path), path);
   e->change = change;
   e->old_bytes = old_bytes;
   e->new_bytes = new_bytes;
@@ -68,7 +68,7 @@ static long long entry_size(json_object *entries, const char *path)
     double size;
     if (p != NULL && strcmp(p, path) == 0 &&
         diff_number(e, "size_bytes", &size))
-      return (long long)size;
+      return diff_bytes(size);
   }
   return -1;
 }
@@ -92,15 +92,16 @@ static int entries(struct diff *d, const char *os, const char *runtime,
     const char *path = diff_string(e, "path");
     double size;
     long long before;
-    if (path == NULL || !diff_number(e, "size_bytes", &size))
+    if (path == NULL || !diff_number(e, "size_bytes", &size) ||
+        diff_bytes(size) < 0)
       continue;
     before = entry_size(oe, path);
     if (before < 0
-            ? add_entry(d, os, runtime, path, "added", -1, (long long)size)
-        : before != (long long)size
+            ? add_entry(d, os, runtime, path, "added", -1, diff_bytes(size))
+        : before != diff_bytes(size)
             ? add_entry(d, os, runtime, path,
-                        (long long)size > before ? "grown" : "shrunk", before,
-                        (long long)size)
+                        diff_bytes(size) > before ? "grown" : "shrunk", before,
+                        diff_bytes(size))
             : 0)
       return -1;
   }
@@ -109,8 +110,8 @@ static int entries(struct diff *d, const char *os, const char *runtime,
     const char *path = diff_string(e, "path");
     double size;
     if (path != NULL && diff_number(e, "size_bytes", &size) &&
-        entry_size(ne, path) < 0 &&
-        add_entry(d, os, runtime, path, "removed", (long long)size, -1) != 0)
+        diff_bytes(size) >= 0 && entry_size(ne, path) < 0 &&
+        add_entry(d, os, runtime, path, "removed", diff_bytes(size), -1) != 0)
       return -1;
   }
   return 0;
@@ -143,8 +144,8 @@ static int measured_rows(struct diff *d, const char *os, const char *name,
   r = diff_add_row(d, DIFF_ROW_PACKAGE, os, name, "sha256", "");
   if (r == NULL)
     return -1;
-  snprintf(r->old_text, sizeof(r->old_text), "%s", oh ? oh : "");
-  snprintf(r->new_text, sizeof(r->new_text), "%s", nh ? nh : "");
+  diff_text(r->old_text, sizeof(r->old_text), oh);
+  diff_text(r->new_text, sizeof(r->new_text), nh);
   r->verdict = oh && nh && strcmp(oh, nh) == 0 ? "same" : "changed";
   return entries(d, os, name, old_pkg, new_pkg);
 }
@@ -176,8 +177,8 @@ static int presence_row(struct diff *d, const char *os, const char *name,
   r = diff_add_row(d, DIFF_ROW_PACKAGE, os, name, "package", "");
   if (r == NULL)
     return -1;
-  snprintf(r->old_text, sizeof(r->old_text), "%s", o);
-  snprintf(r->new_text, sizeof(r->new_text), "%s", n);
+  diff_text(r->old_text, sizeof(r->old_text), o);
+  diff_text(r->new_text, sizeof(r->new_text), n);
   r->verdict = "not compared";
   snprintf(r->reason, sizeof(r->reason), "measured in %s only",
            measured(ort) ? "OLD" : "NEW");
