@@ -25,11 +25,6 @@
 #define READ_CHUNK 65536
 #define PIPE_DRAIN_GRACE_NS (200 * 1000000ull)
 #define PORT_ATTEMPTS 20
-/* The timer's period when every peer's end comes as an event (the
- * platform's event_fd): it then only enforces deadlines and takes the
- * readings of memory between the moments output arrives, so its cost to
- * the coordinator, and to the machine the peers share, stays small. */
-#define SLOW_TICK_MS 200
 
 struct sample_exec;
 
@@ -808,8 +803,7 @@ int sample_run(const struct sample_spec *spec, struct model_sample *res,
   }
   uv_timer_init(&x->loop, &x->tick);
   x->tick.data = x;
-  x->tick_ms =
-      spec->limits.tick_ms > SLOW_TICK_MS ? spec->limits.tick_ms : SLOW_TICK_MS;
+  x->tick_ms = model_timer_ms(&spec->limits);
 
   endpoint_text(listen, sizeof(listen), spec->host, 0);
   const char *extra[] = {

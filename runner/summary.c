@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evidence/report/report_text.h"
 #include "evidence/write/compare.h"
 #include "evidence/write/cost.h"
 #include "evidence/write/stats.h"
@@ -25,21 +26,41 @@ static void ms(char *out, size_t len, double ns, int n)
     snprintf(out, len, "%.1f ms", ns / 1e6);
 }
 
-/* How a lane's peaks were obtained: "exact" when every one is the OS's
- * lifetime figure, else "since exec" (see platforms/). */
-static const char *rss_source(const struct evidence_lane *lane, int server)
+/* A lane's peak memory label as the reports word it (evidence/report/
+ * report_text.h): the memory.label every passed sample gives ("exact, tree
+ * of 2: sh, node"), or else the first sampled one (a lower bound), or else
+ * the first with "; samples differ"; then what it covers when the label
+ * does not say. Written into out; "" when no sample has a label. */
+static const char *rss_label(const struct evidence_lane *lane, int server,
+                             char *out, size_t len)
 {
-  int any = 0;
+  const char *label = NULL, *sampled = NULL, *covers = NULL;
+  char text[160];
+  int differ = 0;
+
   for (int i = 0; i < lane->nsamples; i++) {
-    const struct model_peer *p = server ? &lane->samples[i].result.server
-                                        : &lane->samples[i].result.client;
-    if (p->peak_rss_source == NULL)
+    const struct model_sample *r = &lane->samples[i].result;
+    const struct model_peer *p = server ? &r->server : &r->client;
+    if (r->status != MODEL_PASSED || p->memory_label[0] == '\0')
       continue;
-    any = 1;
-    if (strcmp(p->peak_rss_source, "sampled_peak_since_exec") == 0)
-      return "sampled";
+    if (label == NULL)
+      label = p->memory_label;
+    else if (strcmp(label, p->memory_label) != 0)
+      differ = 1;
+    if (sampled == NULL && strstr(p->memory_label, "sampled") != NULL)
+      sampled = p->memory_label;
+    if (p->memory_covers != NULL &&
+        (covers == NULL || strcmp(p->memory_covers, "process") == 0))
+      covers = p->memory_covers;
   }
-  return any ? "exact" : "";
+  if (label != NULL && differ)
+    snprintf(text, sizeof(text), "%s%s", sampled ? sampled : label,
+             sampled ? "" : "; samples differ");
+  else
+    snprintf(text, sizeof(text), "%s", label ? label : "");
+  if (report_memory_label(out, len, label ? text : NULL, covers) == NULL)
+    out[0] = '\0';
+  return out;
 }
 
 /* A table printed once every cell is known, so that each column is as
@@ -541,7 +562,7 @@ void summary_print(FILE *f, const struct evidence_run *run)
     const struct evidence_lane *lane = &run->lanes[l];
     struct stats_lane st;
     char time[64], crss[32], srss[32], ccpu[32], scpu[32], passed[16];
-    char cr[48], sr[48];
+    char cr[256], sr[256], clabel[200], slabel[200];
 
     stats_lane_compute(lane->samples, lane->nsamples, &st);
     if (st.timed > 0)
@@ -551,12 +572,14 @@ void summary_print(FILE *f, const struct evidence_run *run)
       snprintf(time, sizeof(time), "-");
     mib(crss, sizeof(crss), st.client_rss.median, st.client_rss.n);
     mib(srss, sizeof(srss), st.server_rss.median, st.server_rss.n);
+    rss_label(lane, 0, clabel, sizeof(clabel));
+    rss_label(lane, 1, slabel, sizeof(slabel));
     snprintf(cr, sizeof(cr), "%s%s%s", crss,
-             st.client_rss.n && *rss_source(lane, 0) ? " " : "",
-             st.client_rss.n ? rss_source(lane, 0) : "");
+             st.client_rss.n && *clabel ? " " : "",
+             st.client_rss.n ? clabel : "");
     snprintf(sr, sizeof(sr), "%s%s%s", srss,
-             st.server_rss.n && *rss_source(lane, 1) ? " " : "",
-             st.server_rss.n ? rss_source(lane, 1) : "");
+             st.server_rss.n && *slabel ? " " : "",
+             st.server_rss.n ? slabel : "");
     ms(ccpu, sizeof(ccpu), st.client_cpu.median, st.client_cpu.n);
     ms(scpu, sizeof(scpu), st.server_cpu.median, st.server_cpu.n);
     snprintf(passed, sizeof(passed), "%d/%d", st.passed, lane->nsamples);
@@ -570,7 +593,8 @@ void summary_print(FILE *f, const struct evidence_run *run)
   table_print(f, &t, 0, "");
   table_release(&t);
   fprintf(f, "peak RSS: exact = the peer's own peak as it exited; sampled = "
-             "the last reading while it ran (a lower bound)\n");
+             "the last reading while it ran (a lower bound); a tree's figure "
+             "names its programs\n");
   print_cost_table(f, run);
   for (int l = 0; l < run->nlanes; l++) {
     const struct evidence_lane *lane = &run->lanes[l];

@@ -398,6 +398,36 @@ static void test_crossrun_quick(void)
             json_object_get_int(json_at(doc, "cleanliness.processes_left")) ==
                 0,
         "evidence: the cleanliness summary");
+    {
+      struct model_limits l = MODEL_LIMITS_DEFAULT;
+      TAP_OK(json_object_get_int64(
+                 json_at(doc, "settings.memory_sampling_interval_ms")) ==
+                     MODEL_SLOW_TICK_MS &&
+                 json_object_get_int64(json_at(
+                     doc, "settings.memory_sampling_fallback_interval_ms")) ==
+                     (int64_t)l.tick_ms,
+             "evidence: the timer's periods, %d ms and %llu ms as it falls "
+             "back",
+             MODEL_SLOW_TICK_MS, (unsigned long long)l.tick_ms);
+    }
+    {
+      /* The summary's peak memory columns give the label the evidence
+       * gives ("exact, tree of 1: client"), as the reports do. */
+      const char *label = json_object_get_string(
+          json_at(doc, "lanes.c-c.samples.0.client.memory.label"));
+      char path[800], line[1024], row[1024] = "";
+      FILE *so;
+      snprintf(path, sizeof(path), "%s/stdout", dir);
+      so = fopen(path, "r");
+      while (so && fgets(line, sizeof(line), so))
+        if (strncmp(line, "c-c ", 4) == 0 && row[0] == '\0')
+          snprintf(row, sizeof(row), "%s", line);
+      if (so)
+        fclose(so);
+      TAP_OK(label && strstr(row, " MiB ") && strstr(row, label),
+             "the summary's peak RSS shows the memory label '%s': %s",
+             label ? label : "(none)", row);
+    }
     json_object_put(doc);
   }
   f = fopen(out, "r");

@@ -7,6 +7,11 @@
 
 #include "protocol/histogram.h"
 
+uint64_t model_timer_ms(const struct model_limits *l)
+{
+  return l->tick_ms > MODEL_SLOW_TICK_MS ? l->tick_ms : MODEL_SLOW_TICK_MS;
+}
+
 const char *model_status_name(enum model_status s)
 {
   switch (s) {

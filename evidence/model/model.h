@@ -59,7 +59,7 @@ struct model_limits {
   uint64_t client_timeout_ms; /* client start to client exit */
   uint64_t exit_timeout_ms;   /* client exit to server exit */
   uint64_t kill_grace_ms;     /* SIGTERM to SIGKILL */
-  uint64_t tick_ms;           /* memory sampling and reaping period */
+  uint64_t tick_ms;           /* the timer's fast period (see below) */
   size_t stderr_limit;        /* bytes of each peer's stderr kept */
 };
 
@@ -67,6 +67,18 @@ struct model_limits {
 /* clang-format off */
 #define MODEL_LIMITS_DEFAULT {10000, 120000, 5000, 1000, 5, 16384}
 /* clang-format on */
+
+/* The period of a sample's timer (memory readings, deadlines, reaping)
+ * while every peer's end comes as an event (the platform's event_fd): the
+ * timer then only enforces deadlines and takes the readings of memory
+ * between the moments output arrives, so its cost to the coordinator, and
+ * to the machine the peers share, stays small. Once a peer's end can only
+ * be seen by polling, the sample's timer runs at limits.tick_ms. */
+#define MODEL_SLOW_TICK_MS 200
+
+/* The period a sample's timer starts at: MODEL_SLOW_TICK_MS, or
+ * l->tick_ms when that is longer. */
+uint64_t model_timer_ms(const struct model_limits *l);
 
 /* The least time a measured round trip can take, as a plausibility floor
  * for elapsed_ns (round_trips x this), not a measurement: a real round

@@ -506,6 +506,8 @@ static json_object *settings_json(const struct evidence_run *run)
   evidence_put(o, "kill_grace_ms",
                json_object_new_int64((int64_t)l->kill_grace_ms));
   evidence_put(o, "memory_sampling_interval_ms",
+               json_object_new_int64((int64_t)model_timer_ms(l)));
+  evidence_put(o, "memory_sampling_fallback_interval_ms",
                json_object_new_int64((int64_t)l->tick_ms));
   evidence_put(o, "stderr_kept_bytes",
                json_object_new_int64((int64_t)l->stderr_limit));
