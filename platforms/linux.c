@@ -684,6 +684,7 @@ void platform_machine_describe(struct model_machine *m)
     if (getloadavg(load, 1) == 1)
       m->load_average_1m = load[0];
   }
+  linux_cgroup_describe(m);
 }
 
 const char *platform_peak_rss_method(void)

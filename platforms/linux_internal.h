@@ -8,6 +8,10 @@
 
 #include "platforms/platform.h"
 
+/* Fills m's cgroup_v2 fields from /proc/self/mountinfo, /proc/self/cgroup
+ * and the cgroup's own files (platforms/linux_cgroup.c). */
+void linux_cgroup_describe(struct model_machine *m);
+
 /* The spawn helper's path (next to the running program or one folder up,
  * or $CROSSRUN_SPAWN_HELPER), or NULL with the reason in *why (static). */
 const char *linux_helper_path(const char **why);

@@ -348,6 +348,24 @@ static void test_crossrun_quick(void)
                json_object_get_int(json_at(doc, "machine.logical_cpus")) > 0 &&
                json_object_get_int64(json_at(doc, "machine.memory_bytes")) > 0,
            "evidence: the machine");
+    {
+      /* Whether a per-peer cgroup v2 could be made here and why not: on a
+       * hybrid v1 host (cgroup2 mounted without controllers) it cannot. */
+      json_object *c = json_at(doc, "machine.cgroup_v2");
+      const char *why = json_object_get_string(json_at(c, "reason"));
+      int delegated = json_object_get_boolean(json_at(c, "delegated"));
+      TAP_OK(
+          c &&
+              json_object_is_type(json_at(c, "delegated"), json_type_boolean) &&
+              (delegated ? why == NULL : why != NULL && why[0] != '\0') &&
+              strcmp(json_object_get_string(json_at(c, "tree_figures_from")),
+                     "subreaper") == 0,
+          "evidence: machine.cgroup_v2 says whether a per-peer cgroup "
+          "could be made, and the tree figures' source: %s",
+          delegated ? "delegated"
+          : why     ? why
+                    : "(no reason)");
+    }
     TAP_OK(json_object_get_int64(json_at(doc, "workload.round_trips")) ==
                    20000 &&
                json_object_get_int64(

@@ -321,6 +321,14 @@ struct model_machine {
    * "" when none: its CPU and memory figures of other processes are the
    * emulator's, so such a run makes no performance claims. */
   char emulator[64];
+  /* Whether a per-peer cgroup v2 could give the tree figures here: a
+   * cgroup v2 with the memory and cpu controllers that this user may
+   * write (delegated); cgroup_v2_reason says why not ("" when it could).
+   * cgroup_v2_known is 0 where the OS has no cgroups. The tree figures
+   * come from the spawn helper (a child subreaper) either way. */
+  int cgroup_v2_known;
+  int cgroup_v2_delegated;
+  char cgroup_v2_reason[240];
 };
 
 struct model_package_entry {

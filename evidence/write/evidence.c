@@ -467,6 +467,17 @@ json_object *evidence_machine_json(const struct model_machine *m)
   evidence_put(o, "memory_bytes", evidence_int_or_null(m->memory_bytes));
   if (m->emulator[0] != '\0')
     evidence_put(o, "emulator", json_object_new_string(m->emulator));
+  if (m->cgroup_v2_known) {
+    json_object *c = json_object_new_object();
+    evidence_put(c, "delegated",
+                 json_object_new_boolean(m->cgroup_v2_delegated));
+    evidence_put(c, "reason",
+                 m->cgroup_v2_reason[0]
+                     ? json_object_new_string(m->cgroup_v2_reason)
+                     : NULL);
+    evidence_put(c, "tree_figures_from", json_object_new_string("subreaper"));
+    evidence_put(o, "cgroup_v2", c);
+  }
   return o;
 }
 
