@@ -13,6 +13,9 @@
 # it). CLANG_FORMAT names another binary of that version.
 set -eu
 cd "$(dirname "$0")/.."
+# No check reads input; cargo's probe of rustc reads stdin (and caches
+# what it got), so a caller's stdin must not reach it.
+exec </dev/null
 
 CLANG_FORMAT_MAJOR=14
 ACTIONLINT_VERSION=v1.7.12
