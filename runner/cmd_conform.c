@@ -48,24 +48,8 @@ static void on_stop_signal(int sig)
 static int load(struct conform_options *o, struct lanes *l, char *err,
                 size_t errlen)
 {
-  char path[LANES_PATH_MAX + 16];
-  uv_fs_t req;
-  int exists;
-
-  snprintf(path, sizeof(path), "%s/matrix.yaml", l->root);
-  exists = uv_fs_stat(NULL, &req, path, NULL) == 0;
-  uv_fs_req_cleanup(&req);
-  if (!exists && o->nmatrix == 0) {
-    snprintf(err, errlen,
-             "no matrix file: %s not found (give one with --matrix FILE)",
-             path);
+  if (commands_load_matrices(l, o->matrix, o->nmatrix, err, errlen) != 0)
     return -1;
-  }
-  if (exists && matrix_load(l, path, err, errlen) != 0)
-    return -1;
-  for (int i = 0; i < o->nmatrix; i++)
-    if (matrix_load(l, o->matrix[i], err, errlen) != 0)
-      return -1;
   return 0;
 }
 

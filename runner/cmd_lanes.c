@@ -48,18 +48,17 @@ static void no_workload(const struct cli_options *o, const struct lanes *l,
     snprintf(err + used, errlen - used, ")");
 }
 
-static int load_matrices(struct cli_options *o, struct lanes *l, char *err,
-                         size_t errlen)
+int commands_load_matrices(struct lanes *l, const char *const *files,
+                           int nfiles, char *err, size_t errlen)
 {
   char path[LANES_PATH_MAX + 16];
-  const struct workload *w;
   uv_fs_t req;
   int exists;
 
   snprintf(path, sizeof(path), "%s/matrix.yaml", l->root);
   exists = uv_fs_stat(NULL, &req, path, NULL) == 0;
   uv_fs_req_cleanup(&req);
-  if (!exists && o->nmatrix == 0) {
+  if (!exists && nfiles == 0) {
     snprintf(err, errlen,
              "no matrix file: %s not found (give one with --matrix FILE)",
              path);
@@ -67,9 +66,19 @@ static int load_matrices(struct cli_options *o, struct lanes *l, char *err,
   }
   if (exists && matrix_load(l, path, err, errlen) != 0)
     return -1;
-  for (int i = 0; i < o->nmatrix; i++)
-    if (matrix_load(l, o->matrix[i], err, errlen) != 0)
+  for (int i = 0; i < nfiles; i++)
+    if (matrix_load(l, files[i], err, errlen) != 0)
       return -1;
+  return 0;
+}
+
+static int load_matrices(struct cli_options *o, struct lanes *l, char *err,
+                         size_t errlen)
+{
+  const struct workload *w;
+
+  if (commands_load_matrices(l, o->matrix, o->nmatrix, err, errlen) != 0)
+    return -1;
   w = lanes_find_workload(l, o->workload_name);
   if (w != NULL) {
     cli_apply_workload(o, &w->w, w->samples);

@@ -36,6 +36,12 @@ int commands_main(int argc, char **argv, FILE *out, FILE *err);
  * (build/crossrun -> build, .). Returns 0 or -1. */
 int commands_locate(char *bin_dir, size_t bin_len, char *root, size_t root_len);
 
+/* Loads the repository's matrix.yaml (when present) and then each of
+ * files, in order; without either, an error naming the missing file. */
+struct lanes;
+int commands_load_matrices(struct lanes *l, const char *const *files,
+                           int nfiles, char *err, size_t errlen);
+
 /* `crossrun conform [--runtimes LIST] [--matrix FILE]... [--cases PATTERN]
  * [--out FILE]` (runner/conform_run.h): each runtime against the runner's
  * scripted peer, evidence of mode conform. */
