@@ -59,8 +59,12 @@ func ServerMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "server: %s\n", r)
 		return ExitFailure
 	}
-	// The client closed first; the server may answer close_notify but
-	// waits for nothing more, so the TCP socket closes at once.
+	if info != nil {
+		// Over tls the clean end may be the client's close_notify, whose
+		// FIN follows right after: closing now could send this side's FIN
+		// first (its port left in TIME_WAIT, server_closed_first).
+		awaitFIN(tc)
+	}
 	tc.Close()
 	out.TLS = info
 	return printResult("server", out.JSON(), stdout, stderr)

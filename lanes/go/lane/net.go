@@ -72,3 +72,19 @@ func drain(c net.Conn) {
 		}
 	}
 }
+
+// awaitFIN reads the raw TCP stream to its end after the peer's
+// close_notify, so that the client closes first in TCP as over tcp. Only
+// the FIN can still come (any byte is the peer's problem, not a session's),
+// and it comes within a Linger at most; a reset ends the wait as well.
+func awaitFIN(c *net.TCPConn) {
+	if c.SetReadDeadline(time.Now().Add(Linger)) != nil {
+		return
+	}
+	scratch := make([]byte, 512)
+	for {
+		if _, err := c.Read(scratch); err != nil {
+			return
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"io"
 	"math/big"
 	"net"
@@ -266,4 +267,43 @@ func TestTLSVectorSessions(t *testing.T) {
 	conn.NetConn().(*net.TCPConn).SetLinger(0)
 	conn.NetConn().Close()
 	expectRejected(t, "reset over tls", srv, "unexpected_eof")
+}
+
+// TestTLSServerAwaitsFIN: after the BYE_ACK the client's close_notify
+// alone must not make the server close its socket (it would close first
+// in TCP: server_closed_first); the client's FIN ends the session.
+func TestTLSServerAwaitsFIN(t *testing.T) {
+	m := makeMaterial(t)
+	pool := x509.NewCertPool()
+	pool.AddCert(m.caCert)
+	clientCfg := &tls.Config{RootCAs: pool, ServerName: "127.0.0.1", NextProtos: []string{ALPN}, MinVersion: tls.VersionTLS13}
+	c := cases(t, "sessions.json")[0]
+	cb, sb := unhex(t, c["client_bytes"]), unhex(t, c["server_bytes"])
+	srv, port := startServer(t, append([]string{"--listen", "127.0.0.1:0"}, m.serverFlags()...)...)
+	conn, err := tls.Dial("tcp4", "127.0.0.1:"+strconv.Itoa(port), clientCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Write(cb)
+	got := make([]byte, len(sb))
+	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if _, err := io.ReadFull(conn, got); err != nil || !bytes.Equal(got, sb) {
+		t.Fatalf("the server sent %x (%v)", got, err)
+	}
+	// close_notify without the FIN: the server's end of the TCP stream
+	// must not come.
+	if err := conn.CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	raw := conn.NetConn()
+	raw.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	n, err := raw.Read(make([]byte, 64))
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		t.Errorf("after close_notify alone the server sent %d bytes and ended with %v, expected to wait for the FIN", n, err)
+	}
+	raw.Close()
+	if rc := srv.wait(t); rc != 0 || strings.Count(srv.stdout.String(), "\n") != 1 {
+		t.Fatalf("server exit %d, stdout %q: %s", rc, srv.stdout.String(), srv.stderr.String())
+	}
 }
