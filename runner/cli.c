@@ -239,6 +239,9 @@ static int table_record(struct cli_options *o, struct options_entry *t)
            "where the evidence goes (required)"),
       OPTIONS_FLAG("rehearse", 0, &o->rehearse,
                    "run anywhere; the file says \"official\": false"),
+      OPTIONS_FLAG("no-conform", 0, &o->no_conform,
+                   "do not run the runtimes' conformance (crossrun conform) "
+                   "beside the lanes; only with --rehearse"),
       OPTIONS_STRING("expect", 0, &o->expect, "FILE",
                      "known failures per lane and OS (YAML); an unexpected "
                      "failure or pass fails the run"),
@@ -291,6 +294,12 @@ static int cli_check(const struct cli_options *o, char *err, size_t errlen)
 {
   if (o->command == CLI_RECORD && o->output_directory == NULL) {
     snprintf(err, errlen, "record needs --output-directory DIR");
+    return -1;
+  }
+  if (o->no_conform && !o->rehearse) {
+    snprintf(err, errlen,
+             "--no-conform: only with --rehearse (an official record "
+             "includes the runtimes' conformance)");
     return -1;
   }
   switch (is_loopback(o->host)) {

@@ -50,6 +50,7 @@ struct cli_options {
   /* record */
   const char *output_directory;
   int rehearse;
+  int no_conform; /* only with rehearse: an official record includes it */
   const char *expect;
 };
 

@@ -32,8 +32,8 @@ static const struct options_command usage = {
     "ERROR frame where SPEC.md requires one), within the case's deadline, "
     "leaving nothing behind; a valid edge session must pass with a correct "
     "result line. A runtime's author runs this before any lane.",
-    "Exit status: 0 every case of every runtime that could run passed "
-    "(pending cases are not judged); 1 a case failed, or no runtime could "
+    "Exit status: 0 every case of every runtime that could run passed; "
+    "1 a case failed, or no runtime could "
     "run; 2 bad usage; 3 the evidence cannot be written or the runner "
     "failed; 130 interrupted.",
 };

@@ -56,8 +56,7 @@ struct conform_case {
   /* The peer must reject with rejection, or (rejection NULL) pass. */
   const char *rejection;
   enum conform_error_rule error_rule;
-  int error_code;      /* the ERROR code expected (optional or required) */
-  const char *pending; /* non-NULL: the SPEC decision it waits for */
+  int error_code; /* the ERROR code expected (optional or required) */
   /* The flags the peer gets in place of the runner's (NULL-terminated;
    * "{addr}" in one stands for the address), or NULL for the usual. */
   const char *const *args;
@@ -112,11 +111,6 @@ int conform_code_for(const char *rejection);
  * it refuses a BYE's counts (step 5); anywhere else one may come, and when
  * it does it carries the rejection's code. A valid session sends none. */
 void conform_case_error_rule(struct conform_case *k);
-
-/* Whether issue 13's decision id ("D3") has landed in protocol/SPEC.md
- * and the lanes: the checks it defines fail a case from then on; before,
- * they make it pending. */
-int conform_decision_landed(const char *id);
 
 /* Runs one case against target and fills out (the case's fields too).
  * Returns 0 when it ran to a verdict, or -1 when the runner itself could

@@ -94,7 +94,7 @@ void conform_case_error_rule(struct conform_case *k)
                                        : CONFORM_ERROR_NONE_REQUIRED;
   if (k->rejection == NULL)
     return;
-  /* No ERROR in answer to an ERROR (issue 13's D3). */
+  /* No ERROR in answer to an ERROR (SPEC.md section 6). */
   if (strcmp(k->rejection, "peer_error") == 0)
     k->error_rule = CONFORM_ERROR_NOT_EXPECTED;
   if (k->role != CONFORM_SERVER)
@@ -104,20 +104,4 @@ void conform_case_error_rule(struct conform_case *k)
         strcmp(k->rejection, "bad_workload") == 0)) ||
       strcmp(k->rejection, "count_mismatch") == 0)
     k->error_rule = CONFORM_ERROR_REQUIRED;
-}
-
-int conform_decision_landed(const char *id)
-{
-  /* 1 from the commit that landed each decision (593be5e: D1 to D8, D10
-   * and D13 in protocol/SPEC.md, the vectors and the lanes; 54dc5bc: D9). */
-  static const struct {
-    const char *id;
-    int landed;
-  } decisions[] = {{"D1", 1}, {"D2", 1}, {"D3", 1}, {"D4", 1}, {"D5", 1},
-                   {"D6", 1}, {"D7", 1}, {"D8", 1}, {"D9", 1}, {"D10", 1}};
-
-  for (size_t i = 0; i < sizeof(decisions) / sizeof(decisions[0]); i++)
-    if (strcmp(decisions[i].id, id) == 0)
-      return decisions[i].landed;
-  return 0;
 }

@@ -291,8 +291,6 @@ static void describe(const struct conform_case *c, struct conform_outcome *o)
   o->error_rule = c->error_rule;
   o->error_code = c->error_code;
   snprintf(o->end, sizeof(o->end), "%s", ends[c->end]);
-  snprintf(o->pending_why, sizeof(o->pending_why), "%s",
-           c->pending ? c->pending : "");
 }
 
 static int setup(struct conform_run *r, char *err, size_t errlen)

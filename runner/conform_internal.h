@@ -70,13 +70,11 @@ struct conform_run {
   /* Why the peer failed before the input was sent ("" when it did not). */
   char fault[CONFORM_TEXT_MAX];
 
-  /* What the peer sent after the input that SPEC.md does not allow (issue
-   * 13's D3, D7), "" when nothing; the ERROR's reason. */
+  /* What the peer sent after the input that SPEC.md section 6 does not
+   * allow, "" when nothing; the ERROR's reason. */
   char after_fault[CONFORM_TEXT_MAX];
   char error_reason[PROTO_MAX_REASON_BYTES + 1];
-  int stderr_not_text; /* its stderr line is not UTF-8 text (D8) */
-  /* A decision whose check failed while it has not landed (judge). */
-  char undecided[8];
+  int stderr_not_text; /* its stderr line is not UTF-8 text */
 
   int finished;
   char runner_error[CONFORM_TEXT_MAX];

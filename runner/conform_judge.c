@@ -28,32 +28,6 @@ static void fail(struct conform_outcome *o, const char *fmt, ...)
   va_end(ap);
 }
 
-/* A failure that an issue 13 decision defines: a failure once the
- * decision has landed (runner/conform_cases.c), until then the case is
- * pending with this reason. */
-static void decided(struct conform_run *r, const char *decision,
-                    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void decided(struct conform_run *r, const char *decision,
-                    const char *fmt, ...)
-{
-  struct conform_outcome *o = r->out;
-  char why[CONFORM_TEXT_MAX];
-  va_list ap;
-
-  if (o->verdict == CONFORM_FAILED || r->undecided[0] != '\0')
-    return;
-  va_start(ap, fmt);
-  vsnprintf(why, sizeof(why), fmt, ap);
-  va_end(ap);
-  if (conform_decision_landed(decision)) {
-    fail(o, "%s (issue 13's %s)", why, decision);
-    return;
-  }
-  snprintf(r->undecided, sizeof(r->undecided), "%s", decision);
-  snprintf(o->reason, sizeof(o->reason), "%s", why);
-}
-
 static int word_char(char ch)
 {
   return isalnum((unsigned char)ch) || ch == '_';
@@ -71,8 +45,8 @@ static const char *word_at(const char *line, const char *name)
   return NULL;
 }
 
-/* The first rejection name of SPEC.md section 6 in line (issue 13's D10:
- * "peer_error: ... wrong_sequence" reports peer_error), or NULL. */
+/* The first rejection name of SPEC.md section 6 in line
+ * ("peer_error: ... wrong_sequence" reports peer_error), or NULL. */
 static const char *first_rejection(const char *line)
 {
   const char *first = NULL, *name = NULL;
@@ -182,35 +156,37 @@ static void judge_reject(struct conform_run *r)
     const char *named = first_rejection(o->stderr_line);
     if (named == NULL || strcmp(named, c->rejection) != 0) {
       if (word_at(o->stderr_line, c->rejection) != NULL)
-        decided(r, "D10", "its stderr line names %s first, not %s: '%.120s'",
-                named, c->rejection, o->stderr_line);
+        fail(o,
+             "its stderr line names %s first, not %s (SPEC.md section 6): "
+             "'%.120s'",
+             named, c->rejection, o->stderr_line);
       else
         fail(o, "its stderr line does not name %s: '%.120s'", c->rejection,
              o->stderr_line);
     } else if (o->stderr_lines > 1) {
       fail(o, "%d lines on stderr, not one", o->stderr_lines);
     } else if (r->stderr_not_text) {
-      decided(r, "D8",
-              "its stderr line is not UTF-8 text without control "
-              "characters: '%.120s'",
-              o->stderr_line);
+      fail(o,
+           "its stderr line is not UTF-8 text without control characters "
+           "(SPEC.md section 6): '%.120s'",
+           o->stderr_line);
     }
   }
   if (c->error_rule == CONFORM_ERROR_REQUIRED && !o->error_received)
     fail(o, "no ERROR frame (SPEC.md requires code %d)", c->error_code);
   else if (c->error_rule == CONFORM_ERROR_NOT_EXPECTED && o->error_received)
-    decided(r, "D3", "answered with an ERROR frame (code %d)",
-            o->error_received_code);
+    fail(o, "answered with an ERROR frame (code %d; SPEC.md section 6)",
+         o->error_received_code);
   else if (o->error_received && c->error_code != 0 &&
            o->error_received_code != c->error_code)
     fail(o, "ERROR code %d, expected %d", o->error_received_code,
          c->error_code);
   else if (o->error_received &&
            strncmp(r->error_reason, c->rejection, strlen(c->rejection)) != 0)
-    decided(r, "D3", "its ERROR reason does not start with %s: '%.80s'",
-            c->rejection, r->error_reason);
+    fail(o, "its ERROR reason does not start with %s: '%.80s'", c->rejection,
+         r->error_reason);
   if (r->after_fault[0] != '\0')
-    decided(r, "D3", "after the input it sent %s", r->after_fault);
+    fail(o, "after the input it sent %s (SPEC.md section 6)", r->after_fault);
 }
 
 /* A wrong command line: exit 2 at once, one stderr line, and nothing on
@@ -256,17 +232,9 @@ void conform_judge(struct conform_run *r)
          o->temp_entries_left == 1 ? "y" : "ies");
   if (o->port_checked && !o->port_free)
     fail(o, "its port %d could not be bound again", r->port);
-  if (o->verdict == CONFORM_PASSED && r->undecided[0] != '\0') {
-    o->verdict = CONFORM_PENDING;
-    snprintf(o->pending_why, sizeof(o->pending_why),
-             "issue 13's %s has not landed", r->undecided);
-    return;
-  }
   if (o->verdict == CONFORM_PASSED)
     snprintf(o->reason, sizeof(o->reason), "%s",
              r->c->rejection                       ? "rejected as required"
              : r->c->state == CONFORM_COMMAND_LINE ? "refused its command line"
                                                    : "passed the session");
-  if (r->c->pending != NULL)
-    o->verdict = CONFORM_PENDING;
 }

@@ -80,13 +80,12 @@ static void list_cases(const struct conform_cases *cases, FILE *out)
 {
   for (int i = 0; i < cases->n; i++) {
     const struct conform_case *c = &cases->list[i];
-    fprintf(out, "%s/%s\t%s\t%s\terror:%s\t%s%s\n",
+    fprintf(out, "%s/%s\t%s\t%s\terror:%s\n",
             c->role == CONFORM_SERVER ? "server" : "client", c->name,
             c->state == CONFORM_COMMAND_LINE ? "usage"
             : c->rejection                   ? c->rejection
                                              : "pass",
-            c->source, conform_error_rule_name(c->error_rule),
-            c->pending ? "pending: " : "", c->pending ? c->pending : "");
+            c->source, conform_error_rule_name(c->error_rule));
   }
 }
 
@@ -110,26 +109,22 @@ static void print_table(FILE *f, const struct conform_runtime_result *r)
     fprintf(f, "  %s\n", r->unavailable_reason ? r->unavailable_reason : "");
     return;
   }
-  fprintf(f, "  %-7s %6s %7s %7s %8s\n", "role", "cases", "passed", "failed",
-          "pending");
+  fprintf(f, "  %-7s %6s %7s %7s\n", "role", "cases", "passed", "failed");
   for (int k = 0; k < 2; k++) {
-    int n = 0, t[4] = {0};
+    int n = 0, t[3] = {0};
     for (int i = 0; i < r->ncases; i++)
       if (strcmp(r->cases[i].role, roles[k]) == 0) {
         n++;
         t[r->cases[i].verdict]++;
       }
-    fprintf(f, "  %-7s %6d %7d %7d %8d\n", roles[k], n, t[CONFORM_PASSED],
-            t[CONFORM_FAILED] + t[CONFORM_ERROR], t[CONFORM_PENDING]);
+    fprintf(f, "  %-7s %6d %7d %7d\n", roles[k], n, t[CONFORM_PASSED],
+            t[CONFORM_FAILED] + t[CONFORM_ERROR]);
   }
   for (int i = 0; i < r->ncases; i++) {
     const struct conform_outcome *c = &r->cases[i];
     if (c->verdict == CONFORM_FAILED || c->verdict == CONFORM_ERROR)
       fprintf(f, "  %-7s %s/%s: %s\n", conform_verdict_name(c->verdict),
               c->role, c->name, c->reason);
-    else if (c->verdict == CONFORM_PENDING)
-      fprintf(f, "  pending %s/%s (%s): %s\n", c->role, c->name, c->pending_why,
-              c->reason);
   }
 }
 

@@ -432,7 +432,7 @@ static void note_error(struct conform_run *r, const struct proto_header *h,
                        code, reason);
 }
 
-/* What the peer may send after the input (issue 13's D3, D7): answers
+/* What the peer may send after the input (SPEC.md section 6): answers
  * that continue the session correctly, then at most one ERROR frame, then
  * its end. */
 static void after_frame(struct conform_run *r, const struct proto_header *h,

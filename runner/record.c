@@ -245,12 +245,12 @@ static int lane_flaky(const struct evidence_lane *lane)
 /* After a record: expectations, then evidence-* or rejected-*, with every
  * reason. Returns the exit status. */
 int record_finish(const struct cli_options *o, struct evidence_run *run,
-                  const struct expect *expect, char *path, size_t pathlen,
-                  FILE *out, FILE *errf)
+                  const struct expect *expect, int conform_problems, char *path,
+                  size_t pathlen, FILE *out, FILE *errf)
 {
   struct evidence_cleanliness c;
   char final[LANES_PATH_MAX + 128], err[512];
-  int problems = 0, flaky = 0;
+  int problems = conform_problems, flaky = 0;
   uv_fs_t req;
 
   for (int i = 0; i < run->nlanes; i++) {

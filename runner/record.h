@@ -51,11 +51,12 @@ int record_setup(const struct cli_options *o, struct lanes *l,
 int record_packages_failed(const struct evidence_run *run, FILE *errf);
 
 /* After a record: checks the expectations and the cleanliness, marks the
- * run official or not, writes evidence-* or rejected-* (path holds the
+ * run official or not (conform_problems, from record_conformance, counts
+ * among the problems), writes evidence-* or rejected-* (path holds the
  * incomplete file, which is removed, and receives the final one), prints
  * the summary and every reason. Returns the exit status. */
 int record_finish(const struct cli_options *o, struct evidence_run *run,
-                  const struct expect *expect, char *path, size_t pathlen,
-                  FILE *out, FILE *errf);
+                  const struct expect *expect, int conform_problems, char *path,
+                  size_t pathlen, FILE *out, FILE *errf);
 
 #endif

@@ -18,6 +18,7 @@
 #include "runner/expect.h"
 #include "runner/prepare.h"
 #include "runner/record.h"
+#include "runner/record_conform.h"
 #include "runner/summary.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -495,17 +496,46 @@ static int unavailable_fails(const struct run_state *st)
   return fails;
 }
 
+/* A record's conformance, beside its evidence: how many problems it adds
+ * (0 when skipped or interrupted). */
+static int run_conformance(struct run_state *st)
+{
+  char path[LANES_PATH_MAX + 128];
+  struct record_conformance_spec spec = {
+      .options = st->o,
+      .l = st->l,
+      .lanes = st->sel,
+      .nlanes = st->n,
+      .machine = &st->run.machine,
+      .provenance = st->prov,
+      .stop = &stop_signal,
+      .progress = st->progress,
+      .path = path,
+      .pathlen = sizeof(path),
+  };
+  int rc;
+
+  if (st->o->no_conform || stop_signal)
+    return 0;
+  rc = record_conformance(&spec, st->out, st->errf);
+  return rc == 0 ? 0 : 1;
+}
+
 /* The last evidence, the summary and the exit status; rc is the status so
  * far. */
 static int run_finish(struct run_state *st, int rc)
 {
   struct evidence_run *run = &st->run;
   char err[512];
+  /* Before complete is decided: an interrupted conformance leaves the
+   * record incomplete. */
+  int conform_problems =
+      st->recording && rc == RUN_EXIT_OK ? run_conformance(st) : 0;
 
   run->complete = !stop_signal;
   run->incomplete_reason = stop_signal ? "interrupted" : NULL;
   if (st->recording && rc == RUN_EXIT_OK)
-    return record_finish(st->o, run, st->expect, st->out_path,
+    return record_finish(st->o, run, st->expect, conform_problems, st->out_path,
                          sizeof(st->out_path), st->out, st->errf);
   if (rc == RUN_EXIT_OK &&
       evidence_write(run, st->out_path, err, sizeof(err))) {

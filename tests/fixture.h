@@ -127,9 +127,13 @@ _Noreturn void fixture_drain_and_exit(int fd);
  * -1), close, exit 1. */
 _Noreturn void fixture_reject(int fd, int err);
 
-/* Sets the reason for the ERROR frame a peer sent; returns
- * PROTO_E_PEER_ERROR. */
+/* Sets the reason for the ERROR frame a peer sent, of which len payload
+ * bytes arrived; returns PROTO_E_PEER_ERROR. */
 int fixture_peer_error(const uint8_t *payload, uint32_t len);
+
+/* How many payload bytes of h's frame are among the avail bytes that
+ * begin with its header. */
+uint32_t fixture_arrived(const struct proto_header *h, size_t avail);
 
 /* Rejects end of stream (n 0) or a failed read (n < 0) with pending bytes
  * of a frame left; where says what was expected. */

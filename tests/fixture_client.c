@@ -118,14 +118,16 @@ static int client_check(const struct client *c, const struct proto_header *h)
                                  "HELLO_ACK sequence %" PRIu64, h->sequence);
   if (c->state == IN_SESSION && h->type == PROTO_RESPONSE &&
       c->next_recv <= c->total) {
+    /* With none outstanding, the type is wrong whatever the sequence
+     * (SPEC.md section 3). */
+    if (c->next_recv == c->next_send)
+      return fixture_why_set(PROTO_E_UNEXPECTED_TYPE,
+                             "RESPONSE %" PRIu64 " with no request outstanding",
+                             h->sequence);
     if (h->sequence != c->next_recv)
       return fixture_why_set(PROTO_E_WRONG_SEQUENCE,
                              "RESPONSE %" PRIu64 " (expected %" PRIu64 ")",
                              h->sequence, c->next_recv);
-    if (c->next_recv == c->next_send)
-      return fixture_why_set(PROTO_E_UNEXPECTED_TYPE,
-                             "RESPONSE %" PRIu64 " before its request was sent",
-                             h->sequence);
     if (h->payload_length != c->w.payload_bytes)
       return fixture_why_set(PROTO_E_BAD_LENGTH,
                              "RESPONSE of %" PRIu32 " bytes",
@@ -179,6 +181,30 @@ static int client_frame(struct client *c, const struct proto_header *h,
     c->state = DONE;
     return 0;
   }
+}
+
+/* The rest of the read that delivered BYE_ACK (SPEC.md section 3, step
+ * 6): the session is over, so a whole header is rejected by its rules,
+ * and fewer bytes are a frame cut short. */
+static void client_after_bye_ack(struct client *c, const uint8_t *p, size_t n)
+{
+  struct proto_header h;
+  long size = proto_frame_peek(p, n, &h);
+
+  if (n < PROTO_HEADER_BYTES) {
+    fixture_why_set(PROTO_E_TRUNCATED, "%zu bytes after BYE_ACK", n);
+    fixture_reject(c->fd, PROTO_E_TRUNCATED);
+  }
+  if (size < 0) {
+    fixture_why_set((int)size, "header version %u type %u length %" PRIu32,
+                    h.version, h.type, h.payload_length);
+    fixture_reject(c->fd, (int)size);
+  }
+  if (h.type == PROTO_ERROR)
+    fixture_reject(c->fd, fixture_peer_error(p + PROTO_HEADER_BYTES,
+                                             fixture_arrived(&h, n)));
+  fixture_why_set(PROTO_E_UNEXPECTED_TYPE, "type %u after BYE_ACK", h.type);
+  fixture_reject(c->fd, PROTO_E_UNEXPECTED_TYPE);
 }
 
 static void client_session(struct client *c)
@@ -246,6 +272,10 @@ static void client_session(struct client *c)
       }
       if (len - off < PROTO_HEADER_BYTES)
         break;
+      if (h.type == PROTO_ERROR)
+        fixture_reject(c->fd,
+                       fixture_peer_error(buf + off + PROTO_HEADER_BYTES,
+                                          fixture_arrived(&h, len - off)));
       err = client_check(c, &h);
       if (err)
         fixture_reject(c->fd, err);
@@ -261,6 +291,8 @@ static void client_session(struct client *c)
         fixture_drain_and_exit(c->fd);
       }
     }
+    if (c->state == DONE && len > off)
+      client_after_bye_ack(c, buf + off, len - off);
     memmove(buf, buf + off, len - off);
     len -= off;
   }

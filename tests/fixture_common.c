@@ -138,12 +138,74 @@ void fixture_reject(int fd, int err)
   exit(1);
 }
 
+/* The length of the valid UTF-8 sequence at p (at most n bytes), or 0. */
+static size_t utf8_length(const uint8_t *p, size_t n)
+{
+  size_t len = p[0] < 0x80                    ? 1
+               : p[0] >= 0xc2 && p[0] <= 0xdf ? 2
+               : p[0] >= 0xe0 && p[0] <= 0xef ? 3
+               : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4
+                                              : 0;
+
+  if (len == 0 || len > n)
+    return 0;
+  for (size_t i = 1; i < len; i++)
+    if ((p[i] & 0xc0) != 0x80)
+      return 0;
+  /* Overlong forms, surrogates and code points past U+10FFFF. */
+  if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
+      (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
+    return 0;
+  return len;
+}
+
+/* A peer's reason as one line of valid UTF-8 (SPEC.md section 6): every
+ * invalid sequence U+FFFD, every control character \xNN; cut at a
+ * character boundary when out is full. */
+static void reason_text(const uint8_t *p, size_t n, char *out, size_t size)
+{
+  size_t used = 0;
+
+  for (size_t i = 0; i < n;) {
+    size_t len = utf8_length(p + i, n - i);
+    char piece[8];
+    size_t plen;
+
+    if (len == 1 && (p[i] < 0x20 || p[i] == 0x7f))
+      plen = (size_t)snprintf(piece, sizeof piece, "\\x%02x", p[i]);
+    else if (len == 0)
+      plen = (size_t)snprintf(piece, sizeof piece, "\xef\xbf\xbd");
+    else {
+      memcpy(piece, p + i, len);
+      plen = len;
+    }
+    if (used + plen + 1 > size)
+      break;
+    memcpy(out + used, piece, plen);
+    used += plen;
+    i += len ? len : 1;
+  }
+  out[used] = '\0';
+}
+
+uint32_t fixture_arrived(const struct proto_header *h, size_t avail)
+{
+  size_t got = avail - PROTO_HEADER_BYTES;
+  return got < h->payload_length ? (uint32_t)got : h->payload_length;
+}
+
+/* An ERROR frame is peer_error from its header on (SPEC.md section 3):
+ * len is what arrived of its payload, which may be less than it holds. */
 int fixture_peer_error(const uint8_t *payload, uint32_t len)
 {
-  uint16_t code = 0;
-  char reason[PROTO_MAX_REASON_BYTES + 1] = "";
-  proto_error_decode(payload, len, &code, reason, sizeof reason);
-  return fixture_why_set(PROTO_E_PEER_ERROR, "ERROR code %u: %s", code, reason);
+  char reason[FIXTURE_WHY_BYTES / 2];
+
+  if (len < 2)
+    return fixture_why_set(PROTO_E_PEER_ERROR,
+                           "ERROR frame (its code did not arrive)");
+  reason_text(payload + 2, len - 2, reason, sizeof reason);
+  return fixture_why_set(PROTO_E_PEER_ERROR, "ERROR code %u: %s",
+                         (unsigned)payload[0] << 8 | payload[1], reason);
 }
 
 /* Rejects end of stream (or a failed read) with `pending` bytes left. */

@@ -50,7 +50,13 @@ static int server_check(const struct server *s, const struct proto_header *h)
     if (fixture_mode_fault == FAULT_LAX_SEQUENCE && h->sequence > s->next &&
         h->sequence <= s->total)
       return 0;
-    if (s->next > s->total || h->sequence != s->next)
+    /* Once every request arrived, a REQUEST is the wrong type whatever
+     * its sequence (SPEC.md section 3). */
+    if (s->next > s->total)
+      return fixture_why_set(PROTO_E_UNEXPECTED_TYPE,
+                             "REQUEST %" PRIu64 " after all %" PRIu64,
+                             h->sequence, s->total);
+    if (h->sequence != s->next)
       return fixture_why_set(PROTO_E_WRONG_SEQUENCE,
                              "REQUEST %" PRIu64 " (expected %" PRIu64 ")",
                              h->sequence, s->next);
@@ -217,6 +223,9 @@ static void server_session(int fd, uint8_t *buf, size_t cap,
       }
       if (len - off < PROTO_HEADER_BYTES)
         break;
+      if (h.type == PROTO_ERROR)
+        fixture_reject(fd, fixture_peer_error(buf + off + PROTO_HEADER_BYTES,
+                                              fixture_arrived(&h, len - off)));
       err = server_check(&s, &h);
       if (err)
         fixture_reject(fd, err);

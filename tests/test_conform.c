@@ -1,7 +1,7 @@
 /* crossrun conform: its command line, and deliberately lax runtimes
  * (tests/fixture's lax modes) plugged in through a matrix file, each of
- * which must fail exactly the cases of the check it skips, by name: the
- * cases it fails beyond those of the fixture's correct mode "ok". */
+ * which must fail exactly the cases of the check it skips, by name, while
+ * the fixture's correct mode "ok" passes every case. */
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,13 +230,12 @@ static void test_lax_runtimes(void)
   if (doc == NULL)
     return;
   ok = failed_cases(doc, "ok");
+  TAP_OK(ok[0] == '\0', "the correct fixture fails none of them: %s", ok);
   for (int i = 0; i < 4; i++) {
     char *failed = failed_cases(doc, lax[i].runtime);
-    char *beyond = minus(failed, ok);
-    TAP_OK(same_lines(beyond, lax[i].expected),
+    TAP_OK(same_lines(failed, lax[i].expected),
            "%s fails exactly the cases of the check it skips: %s",
-           lax[i].runtime, beyond);
-    free(beyond);
+           lax[i].runtime, failed);
     free(failed);
     free(lax[i].expected);
   }
@@ -287,6 +286,68 @@ static void test_lax_runtimes(void)
   }
 }
 
+/* How many cases of role runtime has in doc. */
+static int role_cases(json_object *doc, const char *runtime, const char *role)
+{
+  json_object *all, *rt, *cases;
+  int n = 0;
+
+  if (doc == NULL || !json_object_object_get_ex(doc, "conformance", &all) ||
+      !json_object_object_get_ex(all, runtime, &rt) ||
+      !json_object_object_get_ex(rt, "cases", &cases))
+    return 0;
+  json_object_object_foreach(cases, key, c)
+  {
+    json_object *v;
+    (void)key;
+    if (json_object_object_get_ex(c, "role", &v) &&
+        strcmp(json_object_get_string(v), role) == 0)
+      n++;
+  }
+  return n;
+}
+
+/* Every case, against a correct implementation: the scripted peers ask
+ * nothing that SPEC.md does not. */
+static void test_correct_passes_every_case(void)
+{
+  char matrix[600], out[600], m[2048];
+  const char *args[] = {"--matrix", matrix, "--runtimes",    "ok",
+                        "--out",    out,    "--no-progress", NULL};
+  struct child_run r;
+  json_object *doc;
+  char *failed;
+  FILE *f;
+  int rc;
+
+  snprintf(matrix, sizeof(matrix), "%s/ok.yaml", dir);
+  snprintf(out, sizeof(out), "%s/ok.json", dir);
+  snprintf(m, sizeof(m),
+           "runtimes:\n"
+           "  ok: {client: [%s, client, ok], server: [%s, server, ok]}\n",
+           fixture, fixture);
+  f = fopen(matrix, "w");
+  if (f == NULL || fputs(m, f) < 0 || fclose(f) != 0) {
+    TAP_OK(0, "cannot write %s", matrix);
+    return;
+  }
+  rc = run(&r, args, 600);
+  if (rc != 0)
+    child_explain(&r, "conform");
+  child_release(&r);
+  doc = json_object_from_file(out);
+  failed = doc ? failed_cases(doc, "ok") : NULL;
+  TAP_OK(rc == 0 && failed != NULL && failed[0] == '\0',
+         "the correct fixture passes every case (exit %d): %s", rc,
+         failed ? failed : "no evidence");
+  TAP_OK(role_cases(doc, "ok", "server") >= 40 &&
+             role_cases(doc, "ok", "client") >= 40,
+         "... of at least 40 per role (server %d, client %d)",
+         role_cases(doc, "ok", "server"), role_cases(doc, "ok", "client"));
+  free(failed);
+  json_object_put(doc);
+}
+
 int main(void)
 {
   const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
@@ -300,6 +361,7 @@ int main(void)
   snprintf(fixture, sizeof(fixture), "%s/%s/tests/fixture", root, build);
   test_usage();
   test_lax_runtimes();
+  test_correct_passes_every_case();
   snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
   if (system(cmd) != 0)
     tap_diag("could not remove %s", dir);

@@ -82,23 +82,30 @@ static int make_repo(const char *crossrun)
 
   snprintf(repo, sizeof(repo), "%s/repo", tmp);
   snprintf(home, sizeof(home), "%s/home-marker-4411", tmp);
-  if (sh("mkdir -p %s/build %s && cp %s %s/build/crossrun", repo, home,
-         crossrun, repo) != 0)
+  /* Conformance reads its cases from the checkout's vectors. */
+  if (sh("mkdir -p %s/build %s %s/protocol && cp %s %s/build/crossrun && "
+         "cp -R protocol/vectors %s/protocol/",
+         repo, home, repo, crossrun, repo, repo) != 0)
     return -1;
   snprintf(path, sizeof(path), "%s/matrix.yaml", repo);
   f = fopen(path, "w");
   if (f == NULL)
     return -1;
-  /* The peers print the planted value and their environment's paths on
-   * stderr before they run as the fixture's correct peers. */
+  /* loud's peers print the planted value and their environment's paths
+   * on stderr before they run as the fixture's correct peers: a second
+   * line on stderr, which conformance refuses. */
   fprintf(f,
           "runtimes:\n"
           "  fx:\n"
+          "    client: [%s, client, ok]\n"
+          "    server: [%s, server, ok]\n"
+          "    version: [sh, -c, 'echo fixture 1.0']\n"
+          "  loud:\n"
           "    client: [sh, -c, 'echo \"$CROSSRUN_PLANTED $HOME $PWD\" >&2; "
           "exec \"$0\" \"$@\"', %s, client, ok]\n"
           "    server: [sh, -c, 'echo \"$CROSSRUN_PLANTED $HOME $PWD\" >&2; "
           "exec \"$0\" \"$@\"', %s, server, ok]\n"
-          "    version: [sh, -c, 'echo fixture 1.0']\n"
+          "    hidden: true\n"
           "  bad:\n"
           "    client: [%s, client, wrong-count]\n"
           "    server: [%s, server, ok]\n"
@@ -128,8 +135,9 @@ static int make_repo(const char *crossrun)
           "workloads:\n"
           "  full: {warmup: 10, round_trips: 300, payload_bytes: 16, "
           "max_in_flight: 4, samples: 2}\n",
-          fixture, fixture, fixture, fixture, tmp, tmp, fixture, tmp, tmp,
-          fixture, fixture, tmp, tmp, fixture, tmp, tmp, fixture, fixture);
+          fixture, fixture, fixture, fixture, fixture, fixture, tmp, tmp,
+          fixture, tmp, tmp, fixture, fixture, tmp, tmp, fixture, tmp, tmp,
+          fixture, fixture);
   fclose(f);
   return sh("cd %s && printf 'build/\\nout/\\n' >.gitignore && "
             "git init -q -b main . && git add -A && git -c user.name=t "
@@ -162,6 +170,37 @@ static void test_refusals(void)
          "an official record cannot narrow its lanes");
   TAP_OK(record("", "--output-directory out --rehearse") == 0,
          "--rehearse runs anyway");
+  TAP_OK(record("", "--output-directory out --no-conform") == 2 &&
+             output_has("--no-conform: only with --rehearse"),
+         "an official record cannot skip conformance");
+}
+
+/* A record runs the conformance of its runtimes beside its lanes; a case
+ * that fails rejects it. */
+static void test_conformance(void)
+{
+  char path[800];
+  json_object *doc;
+  struct stat st;
+
+  sh("rm -rf %s/out", repo);
+  TAP_OK(record("", "--output-directory out --rehearse --no-packages "
+                    "--lanes loud-fx") == 1 &&
+             output_has("conformance failed") &&
+             output_has("lines on stderr, not one"),
+         "a runtime that fails a conformance case rejects the record");
+  snprintf(path, sizeof(path), "%s/out/rejected-linux-x86_64.json", repo);
+  TAP_OK(stat(path, &st) == 0, "the lanes' data is in rejected-*.json");
+  snprintf(path, sizeof(path), "%s/out/conform-linux-x86_64.json", repo);
+  doc = json_object_from_file(path);
+  TAP_OK(doc != NULL && strcmp(json_str_at(doc, "mode"), "conform") == 0 &&
+             strcmp(json_str_at(doc, "conformance.loud.status"), "failed") ==
+                 0 &&
+             strcmp(json_str_at(doc, "conformance.fx.status"), "passed") == 0,
+         "conform-<os>-<arch>.json holds both runtimes: loud failed, fx "
+         "passed");
+  if (doc)
+    json_object_put(doc);
 }
 
 static void test_official(void)
@@ -214,6 +253,15 @@ static void test_official(void)
              *json_str_at(doc, "machine.cpu_model"),
          "toolchain version and machine");
   json_object_put(doc);
+  snprintf(path, sizeof(path), "%s/out/conform-linux-x86_64.json", repo);
+  doc = json_object_from_file(path);
+  TAP_OK(doc != NULL &&
+             strcmp(json_str_at(doc, "conformance.fx.status"), "passed") == 0 &&
+             strcmp(json_str_at(doc, "provenance.commit"), head) == 0 &&
+             json_object_get_boolean(json_at(doc, "provenance.clean")),
+         "the runtimes' conformance is beside it, passed, of the same commit");
+  if (doc)
+    json_object_put(doc);
 
   /* Nothing planted reaches the file. */
   snprintf(path, sizeof(path), "%s/out/evidence-linux-x86_64.json", repo);
@@ -251,8 +299,9 @@ static void test_rejected_and_expectations(void)
   FILE *f;
 
   sh("rm -rf %s/out", repo);
-  TAP_OK(record("", "--output-directory out --rehearse --lanes bad-fx") == 1 &&
-             output_has("lane bad-fx failed on linux"),
+  TAP_OK(record("", "--output-directory out --rehearse --no-conform --lanes "
+                    "bad-loud") == 1 &&
+             output_has("lane bad-loud failed on linux"),
          "a failed sample (after its retry) rejects the record");
   snprintf(path, sizeof(path), "%s/out/evidence-linux-x86_64.json", repo);
   TAP_OK(stat(path, &st) != 0, "no evidence file then");
@@ -261,9 +310,9 @@ static void test_rejected_and_expectations(void)
     json_object *doc = json_object_from_file(path);
     TAP_OK(doc &&
                json_object_get_boolean(
-                   json_at(doc, "lanes.bad-fx.samples.0.retried")) &&
+                   json_at(doc, "lanes.bad-loud.samples.0.retried")) &&
                strcmp(json_str_at(
-                          doc, "lanes.bad-fx.samples.0.first_attempt.reason"),
+                          doc, "lanes.bad-loud.samples.0.first_attempt.reason"),
                       "result_mismatch") == 0,
            "the data is in rejected-<os>-<arch>.json, the retry recorded");
     if (doc)
@@ -290,15 +339,17 @@ static void test_rejected_and_expectations(void)
   sh("rm -rf %s/out", repo);
   {
     char args[1200];
-    snprintf(args, sizeof(args),
-             "--output-directory out --rehearse --lanes bad-fx,fx-fx "
-             "--expect %s",
-             expect);
+    snprintf(
+        args, sizeof(args),
+        "--output-directory out --rehearse --no-conform --lanes bad-fx,fx-fx "
+        "--expect %s",
+        expect);
     TAP_OK(record("", args) == 0, "a known failure does not fail the run");
-    snprintf(args, sizeof(args),
-             "--output-directory out --rehearse --lanes fx-fx,fx-bad "
-             "--expect %s",
-             expect);
+    snprintf(
+        args, sizeof(args),
+        "--output-directory out --rehearse --no-conform --lanes fx-fx,fx-bad "
+        "--expect %s",
+        expect);
   }
   f = fopen(expect, "w");
   if (f == NULL)
@@ -309,7 +360,8 @@ static void test_rejected_and_expectations(void)
   {
     char args[1200];
     snprintf(args, sizeof(args),
-             "--output-directory out --rehearse --lanes fx-fx --expect %s",
+             "--output-directory out --rehearse --no-conform --lanes fx-fx "
+             "--expect %s",
              expect);
     TAP_OK(record("", args) == 1 &&
                output_has("lane fx-fx passed on linux, but") &&
@@ -327,7 +379,8 @@ static void test_rejected_and_expectations(void)
   {
     char args[1200];
     snprintf(args, sizeof(args),
-             "--output-directory out --rehearse --expect %s", expect);
+             "--output-directory out --rehearse --no-conform --expect %s",
+             expect);
     TAP_OK(record("", args) == 2 &&
                output_has("expect.yaml:2:5: os 'plan9' is not linux, macos "
                           "or windows"),
@@ -343,7 +396,8 @@ static void test_rejected_and_expectations(void)
   {
     char args[1200];
     snprintf(args, sizeof(args),
-             "--output-directory out --rehearse --lanes fx-fx --expect %s",
+             "--output-directory out --rehearse --no-conform --lanes fx-fx "
+             "--expect %s",
              expect);
     sh("rm -rf %s/out", repo);
     TAP_OK(record("", args) == 2 &&
@@ -360,13 +414,13 @@ static void test_shards(void)
   json_object *a, *b;
 
   sh("rm -rf %s/out", repo);
-  TAP_OK(record("",
-                "--output-directory out --rehearse --lanes fx-fx,bad-fx,fx-bad "
-                "--shard 1/2 --no-packages") == 0,
+  TAP_OK(record("", "--output-directory out --rehearse --no-conform --lanes "
+                    "fx-fx,bad-fx,fx-bad "
+                    "--shard 1/2 --no-packages") == 0,
          "shard 1/2 runs");
-  TAP_OK(record("",
-                "--output-directory out --rehearse --lanes fx-fx,bad-fx,fx-bad "
-                "--shard 2/2 --no-packages") == 1,
+  TAP_OK(record("", "--output-directory out --rehearse --no-conform --lanes "
+                    "fx-fx,bad-fx,fx-bad "
+                    "--shard 2/2 --no-packages") == 1,
          "shard 2/2 runs (its bad lane fails it)");
   snprintf(path, sizeof(path), "%s/out/evidence-linux-x86_64-shard-1-of-2.json",
            repo);
@@ -385,7 +439,9 @@ static void test_shards(void)
     json_object_put(a);
   if (b)
     json_object_put(b);
-  TAP_OK(record("", "--output-directory out --rehearse --shard 3/2") == 2 &&
+  TAP_OK(record("",
+                "--output-directory out --rehearse --no-conform --shard 3/2") ==
+                 2 &&
              output_has("--shard: expected K/N"),
          "a shard out of range is refused");
 }
@@ -398,7 +454,8 @@ static json_object *record_once(const char *lanes, int *rc)
 
   sh("rm -rf %s/out %s/m-*", repo, tmp);
   snprintf(args, sizeof(args),
-           "--output-directory out --rehearse --no-packages --timeout 1 "
+           "--output-directory out --rehearse --no-conform --no-packages "
+           "--timeout 1 "
            "--lanes %s",
            lanes);
   *rc = record("", args);
@@ -415,8 +472,9 @@ static void test_retries(void)
   /* A client that fails once: the lane is flaky, and both attempts are
    * evidence. */
   sh("rm -rf %s/out %s/m-client", repo, tmp);
-  rc = record("", "--output-directory out --rehearse --no-packages "
-                  "--lanes once-fx");
+  rc =
+      record("", "--output-directory out --rehearse --no-conform --no-packages "
+                 "--lanes once-fx");
   snprintf(path, sizeof(path), "%s/out/evidence-linux-x86_64.json", repo);
   doc = json_object_from_file(path);
   TAP_OK(rc == 1 && output_has("lane once-fx is flaky"),
@@ -510,6 +568,7 @@ int main(void)
   if (TAP_OK(make_repo(crossrun) == 0, "a throwaway git repository")) {
     test_refusals();
     test_official();
+    test_conformance();
     test_rejected_and_expectations();
     test_shards();
     test_retries();

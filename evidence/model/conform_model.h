@@ -17,8 +17,7 @@
 enum conform_verdict {
   CONFORM_PASSED,
   CONFORM_FAILED,
-  CONFORM_PENDING, /* its SPEC decision has not landed: run, not judged */
-  CONFORM_ERROR    /* the runner itself could not run it */
+  CONFORM_ERROR /* the runner itself could not run it */
 };
 
 /* The ERROR frame a case expects from the peer. */
@@ -61,7 +60,6 @@ struct conform_outcome {
   uint64_t wall_ns; /* from the spawn to the peer's end */
   enum conform_verdict verdict;
   char reason[CONFORM_TEXT_MAX]; /* why it failed, or how it passed */
-  char pending_why[CONFORM_TEXT_MAX];
 };
 
 /* One runtime's conformance: its cases in the order they ran. */
@@ -75,7 +73,7 @@ struct conform_runtime_result {
 
 /* Counts by verdict. */
 struct conform_totals {
-  int passed, failed, pending, error;
+  int passed, failed, error;
 };
 
 const char *conform_verdict_name(enum conform_verdict v);
@@ -88,7 +86,7 @@ const char *conform_error_rule_name(enum conform_error_rule r);
 void conform_totals_of(const struct conform_runtime_result *r,
                        struct conform_totals *t);
 
-/* "passed" (every case passed or pending), "failed", or "unavailable". */
+/* "passed" (every case passed), "failed", or "unavailable". */
 const char *conform_runtime_status(const struct conform_runtime_result *r);
 
 /* Appends a zeroed outcome to r and returns it, or NULL when out of

@@ -126,9 +126,9 @@ static void para(struct sink *s, const char *a, const char *b)
   fputs(s->html ? "</p>\n" : "\n\n", s->f);
 }
 
-static void role_counts(json_object *cases, const char *role, int t[5])
+static void role_counts(json_object *cases, const char *role, int t[4])
 {
-  memset(t, 0, 5 * sizeof(t[0]));
+  memset(t, 0, 4 * sizeof(t[0]));
   json_object_object_foreach(cases, key, c)
   {
     const char *v = str_or(c, "verdict", "error");
@@ -137,10 +137,7 @@ static void role_counts(json_object *cases, const char *role, int t[5])
         strcmp(str_or(c, "role", ""), role) != 0)
       continue;
     t[0]++;
-    t[strcmp(v, "passed") == 0    ? 1
-      : strcmp(v, "failed") == 0  ? 2
-      : strcmp(v, "pending") == 0 ? 3
-                                  : 4]++;
+    t[strcmp(v, "passed") == 0 ? 1 : strcmp(v, "failed") == 0 ? 2 : 3]++;
   }
 }
 
@@ -196,20 +193,20 @@ static void runtime_section(struct sink *s, const char *name, json_object *rt)
   para(s, "status: ", status);
   table_open(s);
   {
-    const char *h[] = {"role", "cases", "passed", "failed", "pending", "error"};
-    row(s, 1, 6, h);
+    const char *h[] = {"role", "cases", "passed", "failed", "error"};
+    row(s, 1, 5, h);
   }
   for (int k = 0; k < 2; k++) {
-    int t[5];
-    char n[5][16];
-    const char *cells[6];
+    int t[4];
+    char n[4][16];
+    const char *cells[5];
     role_counts(cases, roles[k], t);
     cells[0] = roles[k];
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 4; i++) {
       snprintf(n[i], sizeof(n[i]), "%d", t[i]);
       cells[i + 1] = n[i];
     }
-    row(s, 0, 6, cells);
+    row(s, 0, 5, cells);
   }
   table_close(s);
   json_object_object_foreach(cases, key, c)
@@ -346,10 +343,6 @@ int report_conform_junit(json_object *doc, const char *source, FILE *f)
         fputs("\nsent (hex): ", f);
         report_xml_text(f, str_or(get(c, "sent"), "hex", ""), 0);
         fputs(strcmp(v, "failed") == 0 ? "</failure>" : "</error>", f);
-      } else if (strcmp(v, "pending") == 0) {
-        fputs("<skipped", f);
-        attr(f, "message", str_or(c, "pending", "pending"));
-        fputs("/>", f);
       }
       fputs("</testcase>\n", f);
     }

@@ -20,12 +20,10 @@ json_object *conform_runtime_totals_json(const char *status,
   json_object *o = json_object_new_object();
 
   evidence_put(o, "status", json_object_new_string(status));
-  evidence_put(
-      o, "total",
-      json_object_new_int(t->passed + t->failed + t->pending + t->error));
+  evidence_put(o, "total",
+               json_object_new_int(t->passed + t->failed + t->error));
   evidence_put(o, "passed", json_object_new_int(t->passed));
   evidence_put(o, "failed", json_object_new_int(t->failed));
-  evidence_put(o, "pending", json_object_new_int(t->pending));
   evidence_put(o, "error", json_object_new_int(t->error));
   return o;
 }
@@ -91,9 +89,6 @@ static json_object *case_json(const struct sanitize *s,
   evidence_put(o, "verdict",
                json_object_new_string(conform_verdict_name(c->verdict)));
   evidence_put(o, "reason", evidence_text(s, c->reason));
-  evidence_put(o, "pending",
-               c->pending_why[0] ? json_object_new_string(c->pending_why)
-                                 : NULL);
   return o;
 }
 
