@@ -173,6 +173,20 @@ static void check_toolchains(struct wf *w, const char *name, const char *job)
                     "${{ env.GO_VERSION }}") == 0,
          "%s pins Go %s exactly and sets it up", name,
          text(at(w, "env.GO_VERSION")));
+  node = step(w, job, "actions/setup-python");
+  TAP_OK(exact_version(text(at(w, "env.PYTHON_VERSION"))) && node &&
+             strcmp(text(child(w, child(w, node, "with"), "python-version")),
+                    "${{ env.PYTHON_VERSION }}") == 0,
+         "%s pins Python %s exactly and sets it up", name,
+         text(at(w, "env.PYTHON_VERSION")));
+  node = step(w, job, "actions/setup-java");
+  TAP_OK(exact_version(text(at(w, "env.JAVA_VERSION"))) && node &&
+             strcmp(text(child(w, child(w, node, "with"), "java-version")),
+                    "${{ env.JAVA_VERSION }}") == 0 &&
+             strcmp(text(child(w, child(w, node, "with"), "distribution")),
+                    "temurin") == 0,
+         "%s pins Java %s (Temurin) exactly and sets it up", name,
+         text(at(w, "env.JAVA_VERSION")));
 }
 
 static void test_smoke(void)
