@@ -12,8 +12,9 @@ const { say, parseOrExit, failAndClose, guardProcess } = require('../lib/peer');
 
 const ROLE = 'server';
 
-// tlsInfo: the result line's `tls` object, null over tcp.
-function serve(sock, tlsInfo) {
+// tlsInfo: the result line's `tls` object, null over tcp; raw: over tls
+// the TCP socket under sock.
+function serve(sock, tlsInfo, raw) {
   const session = new ServerSession();
   let failed = false;
   const fail = (e) => {
@@ -46,7 +47,9 @@ function serve(sock, tlsInfo) {
       fail(e);
       return;
     }
-    sock.end();
+    // Over tls this end may be the client's close_notify, before its FIN.
+    if (raw) transport.afterFin(raw, () => sock.end());
+    else sock.end();
   });
   sock.on('error', (e) => {
     if (failed) return;
@@ -85,7 +88,7 @@ function main() {
     transport.acceptTls(
       sock,
       t.context,
-      (secure, info) => serve(secure, info),
+      (secure, info) => serve(secure, info, sock),
       (e) => {
         say(`${ROLE}: tls_handshake: ${e.message}`);
         process.exit(1);

@@ -171,12 +171,51 @@ function connect(addr, t, { onReady, onConnectFail, onFail }) {
   });
 }
 
+// The longest wait for the client's FIN after its close_notify.
+const FIN_WAIT_MS = 1000;
+
+// Calls done() once the TCP end of stream of raw (a socket that carries
+// TLS) has arrived, within FIN_WAIT_MS. The client's close_notify ends the
+// session and its FIN follows; a server that closed on close_notify alone
+// could send its FIN first (its port left in TIME_WAIT:
+// server_closed_first). node's TLS layer drops everything after
+// close_notify, the FIN included, so the socket itself is asked: a read of
+// its descriptor returns 0 once the FIN is in (the end of stream stays),
+// EAGAIN before. Where node gives no descriptor (Windows) it ends at once.
+function afterFin(raw, done) {
+  const fd = raw._handle ? raw._handle.fd : -1;
+  if (typeof fd !== 'number' || fd < 0) {
+    done();
+    return;
+  }
+  const scratch = Buffer.allocUnsafe(512);
+  const deadline = Date.now() + FIN_WAIT_MS;
+  const poll = () => {
+    for (;;) {
+      try {
+        if (fs.readSync(fd, scratch, 0, scratch.length, null) === 0) break;
+      } catch (e) {
+        if (e.code === 'EAGAIN' || e.code === 'EWOULDBLOCK') {
+          if (Date.now() < deadline) {
+            setTimeout(poll, 1);
+            return;
+          }
+        }
+        break;
+      }
+    }
+    done();
+  };
+  poll();
+}
+
 module.exports = {
   ALPN,
   HandshakeError,
   parseServer,
   parseClient,
   acceptTls,
+  afterFin,
   connect,
   describe,
 };

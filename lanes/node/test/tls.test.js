@@ -12,6 +12,7 @@ const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+const { Duplex } = require('node:stream');
 const tls = require('node:tls');
 
 const codec = require('../lib/codec');
@@ -263,6 +264,51 @@ test('tls: the server sends no session tickets', { timeout: TIMEOUT }, async () 
   assert.equal(outcome.alpn, 'crossrun/1');
   assert.equal(bytes, 40 + 19 + 48);
   assert.equal(tickets, 0);
+});
+
+// close_notify alone must not end the server's side of the TCP
+// connection: it waits for the FIN that follows (else it would close first
+// in TCP, server_closed_first), then exits 0 with its result line.
+test('tls: after close_notify the server waits for the FIN', { timeout: TIMEOUT }, async () => {
+  const srv = await startServer(SERVER_TLS);
+  const raw = net.connect({ host: '127.0.0.1', port: srv.port, allowHalfOpen: true });
+  let serverFin = false;
+  // The TLS client runs over a stream whose end does not end raw, so its
+  // end() sends close_notify without a FIN.
+  const carrier = new Duplex({
+    write: (chunk, enc, cb) => raw.write(chunk, cb),
+    final: (cb) => cb(),
+    read: () => {},
+  });
+  raw.on('data', (d) => carrier.push(d));
+  raw.on('end', () => {
+    serverFin = true;
+    carrier.push(null);
+  });
+  raw.on('error', () => {});
+  const sock = tls.connect({ socket: carrier, host: '127.0.0.1', ca: fs.readFileSync(pem('ca.pem')), ALPNProtocols: ['crossrun/1'] });
+  sock.on('error', () => {});
+  const w = { warmup: 0n, roundTrips: 1n, payloadBytes: 3, maxInFlight: 1 };
+  let got = 0;
+  await new Promise((resolve) => {
+    sock.on('secureConnect', () => {
+      sock.write(codec.encodeFrame(T.HELLO, 0, codec.encodeWorkload(w)));
+      sock.write(codec.encodeFrame(T.REQUEST, 1, codec.gen(1, 3)));
+      sock.write(codec.encodeFrame(T.BYE, 2, codec.encodeCounts(codec.expectedCounts(w, false))));
+    });
+    sock.on('data', (d) => {
+      got += d.length;
+      if (got >= 40 + 19 + 48) resolve();
+    });
+  });
+  sock.end();
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(serverFin, false, 'the server closed on close_notify alone');
+  raw.end();
+  const res = await srv.done;
+  assert.equal(res.code, 0, res.stderr);
+  assert.equal(res.stdout.split('\n').length, 3, res.stdout);
+  assert.ok(serverFin);
 });
 
 for (const [name, options] of [
