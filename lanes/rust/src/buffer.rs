@@ -83,7 +83,7 @@ impl RecvBuf {
     pub fn read_from<R: Read>(&mut self, r: &mut R) -> io::Result<usize> {
         self.make_room();
         if self.end == self.buf.len() {
-            return Err(io::Error::new(io::ErrorKind::Other, "receive buffer full"));
+            return Err(io::Error::other("receive buffer full"));
         }
         loop {
             match r.read(&mut self.buf[self.end..]) {

@@ -5,16 +5,19 @@
 use std::net::{SocketAddr, ToSocketAddrs};
 
 use crate::codec::{self, Workload};
+use crate::transport::{self, Transport};
 
 /// Exit status for a bad command line.
 pub const EXIT_USAGE: i32 = 2;
 /// Exit status for a rejection or any other failure.
 pub const EXIT_FAILURE: i32 = 1;
 
-/// Splits the arguments into (flag, value) pairs.
+/// Splits the arguments into (flag, value) pairs: every flag of `known`
+/// once, those of `optional` at most once.
 fn pairs<I: IntoIterator<Item = String>>(
     args: I,
     known: &[&str],
+    optional: &[&str],
 ) -> Result<Vec<(String, String)>, String> {
     let mut it = args.into_iter();
     let mut out: Vec<(String, String)> = Vec::new();
@@ -23,7 +26,7 @@ fn pairs<I: IntoIterator<Item = String>>(
             Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
             _ => (arg.clone(), None),
         };
-        if !known.contains(&flag.as_str()) {
+        if !known.contains(&flag.as_str()) && !optional.contains(&flag.as_str()) {
             return Err(format!("unknown flag {:?}", arg));
         }
         let value = match value {
@@ -46,11 +49,14 @@ fn pairs<I: IntoIterator<Item = String>>(
 }
 
 fn get<'a>(pairs: &'a [(String, String)], flag: &str) -> &'a str {
+    get_opt(pairs, flag).unwrap_or("")
+}
+
+fn get_opt<'a>(pairs: &'a [(String, String)], flag: &str) -> Option<&'a str> {
     pairs
         .iter()
         .find(|(f, _)| f == flag)
         .map(|(_, v)| v.as_str())
-        .unwrap_or("")
 }
 
 /// A plain decimal number: digits only.
@@ -99,8 +105,16 @@ pub fn parse_addr(flag: &str, text: &str) -> Result<SocketAddr, String> {
 
 /// `--listen ADDR`.
 pub fn parse_server<I: IntoIterator<Item = String>>(args: I) -> Result<SocketAddr, String> {
-    let p = pairs(args, &["--listen"])?;
-    parse_addr("--listen", get(&p, "--listen"))
+    parse_server_transport(args).map(|(a, _)| a)
+}
+
+/// `--listen ADDR [--transport tcp|tls --cert FILE --key FILE]`.
+pub fn parse_server_transport<I: IntoIterator<Item = String>>(
+    args: I,
+) -> Result<(SocketAddr, Transport), String> {
+    let p = pairs(args, &["--listen"], &transport::SERVER_FLAGS)?;
+    let t = transport::from_flags(|f| get_opt(&p, f), &["--cert", "--key"])?;
+    Ok((parse_addr("--listen", get(&p, "--listen"))?, t))
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,10 +124,12 @@ pub struct ClientArgs {
     /// Every address it resolves to, tried in order.
     pub connect: Vec<SocketAddr>,
     pub workload: Workload,
+    pub transport: Transport,
 }
 
 /// `--connect ADDR --warmup N --round-trips N --payload-bytes N
-/// --max-in-flight N`; the workload must follow SPEC.md's rules.
+/// --max-in-flight N [--transport tcp|tls --ca FILE]`; the workload must
+/// follow SPEC.md's rules.
 pub fn parse_client<I: IntoIterator<Item = String>>(args: I) -> Result<ClientArgs, String> {
     let p = pairs(
         args,
@@ -124,7 +140,9 @@ pub fn parse_client<I: IntoIterator<Item = String>>(args: I) -> Result<ClientArg
             "--payload-bytes",
             "--max-in-flight",
         ],
+        &transport::CLIENT_FLAGS,
     )?;
+    let transport = transport::from_flags(|f| get_opt(&p, f), &["--ca"])?;
     let connect_text = get(&p, "--connect").to_string();
     let connect = parse_addrs("--connect", &connect_text)?;
     let warmup = parse_number("--warmup", get(&p, "--warmup"))?;
@@ -158,6 +176,7 @@ pub fn parse_client<I: IntoIterator<Item = String>>(args: I) -> Result<ClientArg
         connect_text,
         connect,
         workload,
+        transport,
     })
 }
 

@@ -11,8 +11,6 @@
 //! section 7): the clock is read once per write for every request in it
 //! and once per read for every response it completes.
 
-use std::io::Write;
-use std::net::TcpStream;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
@@ -26,6 +24,7 @@ use crate::net;
 use crate::payload;
 use crate::reject::{Reject, Rejection};
 use crate::server::count_mismatch;
+use crate::transport::Conn;
 
 /// Windows of up to this many bytes run on one thread.
 pub const SINGLE_THREAD_WINDOW_BYTES: u64 = 32 * 1024;
@@ -529,7 +528,7 @@ impl Outcome {
 /// Runs one session with workload `w` (which must pass its check) on a
 /// connected stream. On a rejection the ERROR frame has been sent (when
 /// possible) and the connection closed.
-pub fn run(stream: &mut TcpStream, w: Workload) -> Result<Outcome, Rejection> {
+pub fn run<S: Conn>(stream: &mut S, w: Workload) -> Result<Outcome, Rejection> {
     let mut client = Client::new(w);
     let mut rb = RecvBuf::new(buffer::capacity_for(codec::MAX_FRAME_BYTES));
     let window = w.max_in_flight as u64 * w.frame_bytes();
@@ -584,8 +583,8 @@ impl From<Rejection> for Failure {
 
 /// One read, then validation of every complete frame it completed.
 #[inline]
-fn read_and_process(
-    stream: &mut TcpStream,
+fn read_and_process<S: Conn>(
+    stream: &mut S,
     client: &mut Client,
     rb: &mut RecvBuf,
 ) -> Result<(), Rejection> {
@@ -594,8 +593,8 @@ fn read_and_process(
 
 /// One read; `before` runs between the read and the validation.
 #[inline]
-fn read_then_process(
-    stream: &mut TcpStream,
+fn read_then_process<S: Conn>(
+    stream: &mut S,
     client: &mut Client,
     rb: &mut RecvBuf,
     before: impl FnOnce(&mut Client),
@@ -615,8 +614,8 @@ fn read_then_process(
 
 /// Writes `data`; when the write fails, reads what the peer sent before it
 /// went away, so its ERROR frame (the likely cause) is what gets reported.
-fn write_checked(
-    stream: &mut TcpStream,
+fn write_checked<S: Conn>(
+    stream: &mut S,
     data: &[u8],
     client: &mut Client,
     rb: &mut RecvBuf,
@@ -637,8 +636,8 @@ fn write_checked(
     }
 }
 
-fn handshake(
-    stream: &mut TcpStream,
+fn handshake<S: Conn>(
+    stream: &mut S,
     client: &mut Client,
     rb: &mut RecvBuf,
     out: &mut Vec<u8>,
@@ -652,8 +651,8 @@ fn handshake(
     Ok(())
 }
 
-fn goodbye(
-    stream: &mut TcpStream,
+fn goodbye<S: Conn>(
+    stream: &mut S,
     client: &mut Client,
     rb: &mut RecvBuf,
     out: &mut Vec<u8>,
@@ -667,8 +666,8 @@ fn goodbye(
     Ok(())
 }
 
-fn run_single(
-    stream: &mut TcpStream,
+fn run_single<S: Conn>(
+    stream: &mut S,
     client: &mut Client,
     rb: &mut RecvBuf,
 ) -> Result<Window, Failure> {
@@ -759,8 +758,8 @@ impl Shared {
 /// Sends every request, keeping at most M outstanding; starts the timer
 /// (and reads the CPU time) once the warm-up responses are all in, right
 /// before request `W + 1`.
-fn writer(
-    mut stream: TcpStream,
+fn writer<S: Conn>(
+    mut stream: S,
     shared: Arc<Shared>,
     times: Arc<SendTimes>,
     w: Workload,
@@ -805,8 +804,8 @@ fn writer(
     Ok((start.unwrap_or_else(Instant::now), cpu_start))
 }
 
-fn run_threaded(
-    stream: &mut TcpStream,
+fn run_threaded<S: Conn>(
+    stream: &mut S,
     client: &mut Client,
     rb: &mut RecvBuf,
 ) -> Result<Window, Failure> {

@@ -122,7 +122,7 @@ impl Histogram {
             return None;
         }
         // In 128 bits: q_milli * count overflows 64 bits near 2^47 values.
-        let rank = ((q_milli as u128 * self.count as u128 + 99_999) / 100_000) as u64;
+        let rank = (q_milli as u128 * self.count as u128).div_ceil(100_000) as u64;
         let rank = rank.max(1);
         let mut seen = 0u64;
         for (i, c) in self.buckets() {

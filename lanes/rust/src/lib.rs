@@ -1,6 +1,6 @@
 //! The Rust runtime of crossrun: one implementation of the wire protocol
 //! of `protocol/SPEC.md`, with the `client` and `server` programs of the
-//! peer contract in `lanes/README.md`. Standard library only.
+//! peer contract in `lanes/README.md`, over TCP or over TLS 1.3 (rustls).
 //!
 //! - [`codec`]: frame headers, the header checks, workload, counts and
 //!   error payloads;
@@ -9,7 +9,8 @@
 //! - [`server`] and [`client`]: the two sides of a session, as socket-free
 //!   state machines plus the blocking loops that drive them;
 //! - [`histogram`] and [`cpu`]: the cost figures of SPEC.md section 7;
-//! - [`buffer`], [`net`], [`cli`]: receive buffer, socket helpers, flags.
+//! - [`buffer`], [`net`], [`cli`]: receive buffer, socket helpers, flags;
+//! - [`transport`]: tcp or tls, the TLS handshake and stream.
 
 pub mod buffer;
 pub mod cli;
@@ -21,3 +22,4 @@ pub mod net;
 pub mod payload;
 pub mod reject;
 pub mod server;
+pub mod transport;

@@ -3,12 +3,13 @@
 //! half-close, bounded drain) that lets the peer read the ERROR frame
 //! instead of a connection reset.
 
-use std::io::{self, Read, Write};
-use std::net::{Shutdown, TcpStream};
+use std::io;
+use std::net::Shutdown;
 use std::time::{Duration, Instant};
 
 use crate::codec;
 use crate::reject::{Reject, Rejection};
+use crate::transport::Conn;
 
 /// How long a rejecting peer keeps draining input after its ERROR frame.
 pub const LINGER: Duration = Duration::from_secs(1);
@@ -47,7 +48,7 @@ pub fn unexpected_eof(what: &str) -> Rejection {
 /// Sends the ERROR frame for `r` (none for `peer_error`: the peer has
 /// already given up), half-closes, and drains what the peer still sends
 /// for a bounded time so the ERROR frame is not lost to a reset.
-pub fn reject_and_close(stream: &mut TcpStream, r: &Rejection) {
+pub fn reject_and_close<S: Conn>(stream: &mut S, r: &Rejection) {
     if r.kind != Reject::PeerError {
         let mut out = Vec::with_capacity(codec::HEADER_BYTES + 2 + codec::MAX_REASON_BYTES);
         codec::encode_error(&mut out, r.kind.code(), &r.to_string());
@@ -61,7 +62,7 @@ pub fn reject_and_close(stream: &mut TcpStream, r: &Rejection) {
     let _ = stream.shutdown(Shutdown::Both);
 }
 
-fn drain(stream: &mut TcpStream, limit: Duration, max_bytes: usize) {
+fn drain<S: Conn>(stream: &mut S, limit: Duration, max_bytes: usize) {
     let deadline = Instant::now() + limit;
     let mut scratch = vec![0u8; 64 * 1024];
     let mut total = 0usize;

@@ -6,15 +6,13 @@
 //! (type byte and the server's counts). So the answer to a batch of frames
 //! is the batch itself, written back with one write and no copy.
 
-use std::io::Write;
-use std::net::TcpStream;
-
 use crate::buffer::{self, RecvBuf};
 use crate::codec::{self, Counts, Header, Workload};
 use crate::cpu::CpuTimes;
 use crate::net;
 use crate::payload;
 use crate::reject::{Reject, Rejection};
+use crate::transport::Conn;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ServerState {
@@ -390,7 +388,7 @@ impl CpuWindow {
 
 /// Serves one session on `stream`. On a rejection the ERROR frame has
 /// been sent (when possible) and the connection closed.
-pub fn serve(stream: &mut TcpStream) -> Result<ServerOutcome, Rejection> {
+pub fn serve<S: Conn>(stream: &mut S) -> Result<ServerOutcome, Rejection> {
     let mut server = Server::new();
     let mut rb = RecvBuf::new(buffer::capacity_for(server.max_frame()));
     let result = serve_loop(stream, &mut server, &mut rb);
@@ -400,8 +398,8 @@ pub fn serve(stream: &mut TcpStream) -> Result<ServerOutcome, Rejection> {
     result
 }
 
-fn serve_loop(
-    stream: &mut TcpStream,
+fn serve_loop<S: Conn>(
+    stream: &mut S,
     server: &mut Server,
     rb: &mut RecvBuf,
 ) -> Result<ServerOutcome, Rejection> {

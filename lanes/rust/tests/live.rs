@@ -4,12 +4,12 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::time::Duration;
 
 mod common;
 
-use common::Json;
+use common::{finish, Finished, Json};
 use crossrun_lane::client::encode_requests;
 use crossrun_lane::codec::{self, Counts, Header, Workload};
 use crossrun_lane::histogram;
@@ -17,42 +17,6 @@ use crossrun_lane::payload;
 
 const SERVER: &str = env!("CARGO_BIN_EXE_server");
 const CLIENT: &str = env!("CARGO_BIN_EXE_client");
-const LIMIT: Duration = Duration::from_secs(60);
-
-struct Finished {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-}
-
-/// Waits for `child` at most `LIMIT`, killing it past that.
-fn finish(mut child: Child, stdout: Option<ChildStdout>) -> Finished {
-    let deadline = Instant::now() + LIMIT;
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("try_wait") {
-            break s;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("process {} did not finish within {:?}", child.id(), LIMIT);
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    };
-    let mut out = String::new();
-    if let Some(mut s) = stdout.or_else(|| child.stdout.take()) {
-        s.read_to_string(&mut out).unwrap();
-    }
-    let mut err = String::new();
-    if let Some(mut s) = child.stderr.take() {
-        s.read_to_string(&mut err).unwrap();
-    }
-    Finished {
-        status,
-        stdout: out,
-        stderr: err,
-    }
-}
 
 /// Starts the server; returns it, its stdout after the READY line, and the port.
 fn start_server() -> (Child, BufReader<ChildStdout>, u16) {

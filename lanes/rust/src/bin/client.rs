@@ -1,6 +1,6 @@
 //! `client --connect ADDR --warmup N --round-trips N --payload-bytes N
-//! --max-in-flight N`: runs one session and prints its result as one JSON
-//! line.
+//! --max-in-flight N [--transport tcp|tls --ca FILE]`: runs one session
+//! and prints its result as one JSON line.
 
 use std::io::Write;
 use std::net::TcpStream;
@@ -8,6 +8,7 @@ use std::process::exit;
 
 use crossrun_lane::cli;
 use crossrun_lane::client;
+use crossrun_lane::transport::{self, Transport};
 
 fn main() {
     let args = match cli::parse_client(std::env::args().skip(1)) {
@@ -17,7 +18,17 @@ fn main() {
             exit(cli::EXIT_USAGE);
         }
     };
-    let mut stream = match TcpStream::connect(&args.connect[..]) {
+    let tls = match &args.transport {
+        Transport::Tcp => None,
+        Transport::Tls { ca, .. } => match transport::client_config(ca) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                eprintln!("client: {}", e);
+                exit(cli::EXIT_USAGE);
+            }
+        },
+    };
+    let stream = match TcpStream::connect(&args.connect[..]) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("client: cannot connect to {}: {}", args.connect_text, e);
@@ -25,15 +36,43 @@ fn main() {
         }
     };
     let _ = stream.set_nodelay(true);
-    match client::run(&mut stream, args.workload) {
-        Ok(outcome) => {
-            // The client closes first (SPEC.md section 3, step 6).
-            drop(stream);
+    let Some(config) = tls else {
+        let mut stream = stream;
+        let outcome = client::run(&mut stream, args.workload);
+        // The client closes first (SPEC.md section 3, step 6).
+        drop(stream);
+        finish(outcome.map(|o| o.json()));
+    };
+    // The certificate must name the address the client connected to.
+    let ip = match stream.peer_addr() {
+        Ok(a) => a.ip(),
+        Err(e) => {
+            eprintln!("client: cannot read the peer's address: {}", e);
+            exit(cli::EXIT_FAILURE);
+        }
+    };
+    let (mut stream, info) = match transport::connect_tls(stream, ip, config) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("client: {}", e);
+            exit(cli::EXIT_FAILURE);
+        }
+    };
+    let outcome = client::run(&mut stream, args.workload);
+    if outcome.is_ok() {
+        // close_notify, then the close: the client ends first.
+        let _ = stream.close_notify();
+    }
+    drop(stream);
+    finish(outcome.map(|o| transport::with_tls(o.json(), Some(&info))));
+}
+
+/// Prints the result line, or the rejection, and exits.
+fn finish(outcome: Result<String, crossrun_lane::reject::Rejection>) -> ! {
+    match outcome {
+        Ok(line) => {
             let mut out = std::io::stdout().lock();
-            if writeln!(out, "{}", outcome.json())
-                .and_then(|_| out.flush())
-                .is_err()
-            {
+            if writeln!(out, "{}", line).and_then(|_| out.flush()).is_err() {
                 eprintln!("client: cannot write the result line");
                 exit(cli::EXIT_FAILURE);
             }

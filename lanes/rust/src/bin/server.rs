@@ -1,6 +1,6 @@
-//! `server --listen ADDR`: prints `READY <port>`, serves one session, and
-//! after the end of stream that follows its BYE_ACK prints its result as
-//! one JSON line and exits 0.
+//! `server --listen ADDR [--transport tcp|tls --cert FILE --key FILE]`:
+//! prints `READY <port>`, serves one session, and after the end of stream
+//! that follows its BYE_ACK prints its result as one JSON line and exits 0.
 
 use std::io::Write;
 use std::net::TcpListener;
@@ -8,14 +8,25 @@ use std::process::exit;
 
 use crossrun_lane::cli;
 use crossrun_lane::server;
+use crossrun_lane::transport::{self, Transport};
 
 fn main() {
-    let addr = match cli::parse_server(std::env::args().skip(1)) {
+    let (addr, t) = match cli::parse_server_transport(std::env::args().skip(1)) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("server: {}", e);
             exit(cli::EXIT_USAGE);
         }
+    };
+    let tls = match &t {
+        Transport::Tcp => None,
+        Transport::Tls { cert, key, .. } => match transport::server_config(cert, key) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                eprintln!("server: {}", e);
+                exit(cli::EXIT_USAGE);
+            }
+        },
     };
     let listener = match TcpListener::bind(addr) {
         Ok(l) => l,
@@ -41,7 +52,7 @@ fn main() {
             exit(cli::EXIT_FAILURE);
         }
     }
-    let mut stream = match listener.accept() {
+    let stream = match listener.accept() {
         Ok((s, _)) => s,
         Err(e) => {
             eprintln!("server: accept failed: {}", e);
@@ -50,14 +61,33 @@ fn main() {
     };
     drop(listener);
     let _ = stream.set_nodelay(true);
-    match server::serve(&mut stream) {
-        Ok(outcome) => {
-            drop(stream);
+    let Some(config) = tls else {
+        let mut stream = stream;
+        let outcome = server::serve(&mut stream);
+        drop(stream);
+        finish(outcome.map(|o| o.json()));
+    };
+    let (mut stream, info) = match transport::accept_tls(stream, config) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("server: {}", e);
+            exit(cli::EXIT_FAILURE);
+        }
+    };
+    let outcome = server::serve(&mut stream);
+    if outcome.is_ok() {
+        stream.await_fin();
+    }
+    drop(stream);
+    finish(outcome.map(|o| transport::with_tls(o.json(), Some(&info))));
+}
+
+/// Prints the result line, or the rejection, and exits.
+fn finish(outcome: Result<String, crossrun_lane::reject::Rejection>) -> ! {
+    match outcome {
+        Ok(line) => {
             let mut out = std::io::stdout().lock();
-            if writeln!(out, "{}", outcome.json())
-                .and_then(|_| out.flush())
-                .is_err()
-            {
+            if writeln!(out, "{}", line).and_then(|_| out.flush()).is_err() {
                 eprintln!("server: cannot write the result line");
                 exit(cli::EXIT_FAILURE);
             }

@@ -1,8 +1,54 @@
 //! Shared test helpers: a minimal JSON reader, hex, the repository root,
-//! and the vector files.
+//! the vector files, and a spawned program's end.
 #![allow(dead_code)]
 
+use std::io::{BufReader, Read};
 use std::path::PathBuf;
+use std::process::{Child, ChildStdout, ExitStatus};
+use std::time::{Duration, Instant};
+
+/// How long a spawned program may take.
+pub const LIMIT: Duration = Duration::from_secs(60);
+
+pub struct Finished {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Waits for `child` at most `LIMIT`, killing it past that; its stdout is
+/// `stdout` where the caller took it (a server's, after READY).
+pub fn finish(mut child: Child, stdout: Option<BufReader<ChildStdout>>) -> Finished {
+    let deadline = Instant::now() + LIMIT;
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("try_wait") {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("process {} did not finish within {:?}", child.id(), LIMIT);
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let mut out = String::new();
+    match stdout {
+        Some(mut r) => r.read_to_string(&mut out).unwrap(),
+        None => match child.stdout.take() {
+            Some(mut s) => s.read_to_string(&mut out).unwrap(),
+            None => 0,
+        },
+    };
+    let mut err = String::new();
+    if let Some(mut s) = child.stderr.take() {
+        s.read_to_string(&mut err).unwrap();
+    }
+    Finished {
+        status,
+        stdout: out,
+        stderr: err,
+    }
+}
 
 /// A JSON value; numbers keep their text so 64-bit values stay exact.
 #[derive(Debug, Clone, PartialEq)]
@@ -241,7 +287,7 @@ impl<'a> Parser<'a> {
 }
 
 pub fn unhex(s: &str) -> Vec<u8> {
-    assert!(s.len() % 2 == 0, "odd hex length");
+    assert!(s.len().is_multiple_of(2), "odd hex length");
     (0..s.len() / 2)
         .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("bad hex"))
         .collect()
