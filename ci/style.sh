@@ -35,9 +35,9 @@ c_files() {
 }
 
 # Every sh or bash script (by its #! line) of CI, the tests, the benchmark
-# and the C lane.
+# and the C, go and java lanes.
 shell_scripts() {
-  find ci .ci tests bench lanes/c lanes/go -type f 2>/dev/null | LC_ALL=C sort |
+  find ci .ci tests bench lanes/c lanes/go lanes/java -type f 2>/dev/null | LC_ALL=C sort |
     while read -r f; do
       case $(head -n 1 "$f") in
         '#!'*sh*) echo "$f" ;;
