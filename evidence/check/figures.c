@@ -879,6 +879,9 @@ static struct figures_origin *origins_of(json_object *doc, const char *os,
   struct figures_origin by_index[64 + 1], *out;
 
   memset(by_index, 0, sizeof(by_index));
+  if (!json_object_is_type(inputs, json_type_object) ||
+      !json_object_is_type(lanes, json_type_object))
+    return NULL;
   json_object_object_foreach(inputs, name, in)
   {
     json_object *shard = get(in, "shard");
@@ -908,8 +911,13 @@ static void check_merged(struct walk *w, json_object *doc)
 {
   json_object *platforms = get(doc, "platforms");
   int official = 1, claims = 1, any = 0;
-  size_t at = push(w, "platforms");
+  size_t at;
 
+  /* The schema's own finding names a platforms that is not an object;
+   * there is nothing to walk (json-c's foreach reads a NULL table). */
+  if (!json_object_is_type(platforms, json_type_object))
+    return;
+  at = push(w, "platforms");
   json_object_object_foreach(platforms, os, p)
   {
     size_t at2 = push(w, os);
