@@ -22,54 +22,51 @@ public final class Payload {
     return z ^ (z >>> 31);
   }
 
-  static void fill(byte[] out, int off, int len, long seq, long mask) {
-    long state = seq;
-    int end = off + len;
-    int p = off;
-    for (; end - p >= 8; p += 8) {
-      state += GAMMA;
-      LE.set(out, p, mix(state) ^ mask);
-    }
-    if (p < end) {
-      state += GAMMA;
-      long z = mix(state) ^ mask;
-      for (int i = 0; p < end; p++, i += 8) out[p] = (byte) (z >>> i);
-    }
-  }
-
-  static boolean check(byte[] in, int off, int len, long seq, long mask) {
+  /**
+   * The one walk over gen(seq, len) at b[off..], 8 bytes z of it at a time (the last ones cut to
+   * fit): where check, the bits where b differs from z ^ expectMask are gathered; where write, b
+   * then holds z ^ writeMask. Returns whether nothing differed. The callers pass constant flags:
+   * once it is inlined into one, the branches fold away.
+   */
+  static boolean walk(byte[] b, int off, int len, long seq, boolean check, long expectMask,
+      boolean write, long writeMask) {
     long state = seq;
     long diff = 0;
     int end = off + len;
     int p = off;
     for (; end - p >= 8; p += 8) {
       state += GAMMA;
-      diff |= ((long) LE.get(in, p)) ^ mix(state) ^ mask;
+      long z = mix(state);
+      if (check) diff |= ((long) LE.get(b, p)) ^ z ^ expectMask;
+      if (write) LE.set(b, p, z ^ writeMask);
     }
     if (p < end) {
       state += GAMMA;
-      long z = mix(state) ^ mask;
-      for (int i = 0; p < end; p++, i += 8) diff |= (in[p] ^ (z >>> i)) & 0xff;
+      long z = mix(state);
+      for (int i = 0; p < end; p++, i += 8) {
+        if (check) diff |= (b[p] ^ ((z ^ expectMask) >>> i)) & 0xff;
+        if (write) b[p] = (byte) ((z ^ writeMask) >>> i);
+      }
     }
     return diff == 0;
   }
 
   /** Writes gen(seq, len) at out[off..]. */
   public static void fillPayload(byte[] out, int off, int len, long seq) {
-    fill(out, off, len, seq, 0);
+    walk(out, off, len, seq, false, 0, true, 0);
   }
 
   /** Writes respond(gen(seq, len)) at out[off..]. */
   public static void fillResponse(byte[] out, int off, int len, long seq) {
-    fill(out, off, len, seq, MASK64);
+    walk(out, off, len, seq, false, 0, true, MASK64);
   }
 
   public static boolean checkPayload(byte[] in, int off, int len, long seq) {
-    return check(in, off, len, seq, 0);
+    return walk(in, off, len, seq, true, 0, false, 0);
   }
 
   public static boolean checkResponse(byte[] in, int off, int len, long seq) {
-    return check(in, off, len, seq, MASK64);
+    return walk(in, off, len, seq, true, MASK64, false, 0);
   }
 
   /**
@@ -77,25 +74,6 @@ public final class Payload {
    * gen(seq, len); afterwards it holds respond(gen(seq, len)) either way.
    */
   public static boolean checkAndRespond(byte[] b, int off, int len, long seq) {
-    long state = seq;
-    long diff = 0;
-    int end = off + len;
-    int p = off;
-    for (; end - p >= 8; p += 8) {
-      state += GAMMA;
-      long z = mix(state);
-      diff |= ((long) LE.get(b, p)) ^ z;
-      LE.set(b, p, z ^ MASK64);
-    }
-    if (p < end) {
-      state += GAMMA;
-      long z = mix(state);
-      for (int i = 0; p < end; p++, i += 8) {
-        byte want = (byte) (z >>> i);
-        diff |= (b[p] ^ want) & 0xff;
-        b[p] = (byte) (want ^ 0x5A);
-      }
-    }
-    return diff == 0;
+    return walk(b, off, len, seq, true, 0, true, MASK64);
   }
 }
