@@ -25,19 +25,10 @@ public final class Client {
   static final int WRITE_BATCH_BYTES = 256 * 1024;
 
   public static void main(String[] args) {
-    int rc = run(args);
-    System.out.flush();
-    System.exit(rc);
+    Main.run("client", args);
   }
 
-  static int run(String[] argv) {
-    Args.Client a;
-    try {
-      a = Args.client(argv);
-    } catch (Args.UsageError e) {
-      Main.say("client: usage error: " + e.getMessage());
-      return Main.EXIT_USAGE;
-    }
+  static int run(Args.Client a) {
     SSLContext ctx = null;
     if (a.transport.tls) {
       try {
@@ -62,26 +53,13 @@ public final class Client {
     if (ctx != null) {
       engine = Tls.clientEngine(ctx, a.host.getHostAddress(), a.port);
       c = new Conn(ch, engine);
-      String problem;
-      long t0 = System.nanoTime();
-      try {
-        c.handshake();
-        handshakeNs = Math.max(1, System.nanoTime() - t0);
-        problem = Tls.alpnProblem(engine, false);
-      } catch (IOException | RuntimeException e) {
-        problem = Tls.handshakeReason(e);
-        c.sendAlert();
-      }
-      if (problem != null) {
-        Main.say("client: tls_handshake: " + problem);
-        c.close();
-        return 1;
-      }
+      handshakeNs = Main.handshake("client", c, engine, false);
+      if (handshakeNs < 0) return 1;
     } else {
       c = new Conn(ch, null);
     }
     Proto.Workload w = a.workload;
-    if (w.maxInFlight * w.frameSize() > SINGLE_WINDOW_BYTES) {
+    if (w.maxInFlight() * w.frameSize() > SINGLE_WINDOW_BYTES) {
       try {
         c.nonBlocking();
       } catch (IOException e) {
@@ -172,11 +150,7 @@ public final class Client {
         return Main.out(line + "\n") ? 0 : 1;
       }
     }
-    Main.say("client: " + rej.getMessage());
-    byte[] error = null;
-    if (sendError && rej.kind != Rejection.PEER_ERROR) error = Proto.errorFrame(rej.code(), rej.getMessage());
-    c.rejectAndClose(out, os, oe - os, error);
-    return 1;
+    return Main.reject("client", c, rej, sendError, out, os, oe - os);
   }
 
   /**

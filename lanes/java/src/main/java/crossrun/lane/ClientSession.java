@@ -9,7 +9,7 @@ import static crossrun.lane.Proto.*;
  * latency goes into the histogram of SPEC.md section 7: the clock is read once per write for
  * every request in it and once per read for every response it completes.
  */
-public final class ClientSession {
+public final class ClientSession extends FrameScanner {
   public static final int AWAIT_HELLO_ACK = 0;
   public static final int RUNNING = 1;
   public static final int AWAIT_BYE_ACK = 2;
@@ -31,17 +31,16 @@ public final class ClientSession {
   final long[] sendTimes;
   long receivedAt;
   final Histogram latency = new Histogram();
-  public Rejection rejection;
 
   public ClientSession(Workload w) {
     this.w = w;
     total = w.total();
     frame = w.frameSize();
-    payload = (int) w.payloadBytes;
-    m = (int) Math.max(1, w.maxInFlight);
+    payload = (int) w.payloadBytes();
+    m = (int) Math.max(1, w.maxInFlight());
     expectSlot = 1 % m;
     sendTimes = new long[m];
-    limit = w.warmup > 0 ? w.warmup : total;
+    limit = w.warmup() > 0 ? w.warmup() : total;
   }
 
   public int phase() {
@@ -63,7 +62,7 @@ public final class ClientSession {
 
   /** Whether HELLO_ACK and every warm-up response are in. */
   public boolean warmupDone() {
-    return phase != AWAIT_HELLO_ACK && Long.compareUnsigned(expect, w.warmup) > 0;
+    return phase != AWAIT_HELLO_ACK && Long.compareUnsigned(expect, w.warmup()) > 0;
   }
 
   /** Lets the measured requests be sent. */
@@ -82,7 +81,7 @@ public final class ClientSession {
    */
   public int fill(byte[] out, int off, int room, long now) {
     if (phase != RUNNING) return 0;
-    long hi = expect - 1 + w.maxInFlight;
+    long hi = expect - 1 + w.maxInFlight();
     if (limit < hi) hi = limit;
     if (nextSend > hi) return 0;
     long count = hi - nextSend + 1;
@@ -137,62 +136,46 @@ public final class ClientSession {
     }
   }
 
-  /**
-   * Validates every complete frame of b[start..end) and returns how many bytes they took;
-   * rejection is set when it stopped at a rejected frame.
-   */
-  public int process(byte[] b, int start, int end) {
-    int pos = start;
-    rejection = null;
-    while (end - pos >= HEADER) {
-      long seq = getLong(b, pos + 8);
-      long len = getUInt(b, pos + 4);
-      boolean next = phase == RUNNING && b[pos] == VERSION && b[pos + 1] == RESPONSE
-          && b[pos + 2] == 0 && b[pos + 3] == 0 && seq == expect && expect < nextSend
-          && len == payload;
-      if (!next) {
-        Rejection r = checkHeader(b, pos);
-        if (r == null) r = checkSession(b, pos, end - pos);
-        if (r != null) {
-          rejection = r;
-          return pos - start;
-        }
-      }
-      int size = HEADER + (int) len;
-      if (end - pos < size) break;
-      if (next) {
-        if (!Payload.checkResponse(b, pos + HEADER, payload, seq)) {
-          rejection = new Rejection(Rejection.WRONG_PAYLOAD,
-              "RESPONSE " + u(seq) + " payload differs from respond(gen(" + u(seq) + "))");
-          return pos - start;
-        }
-        if (seq > w.warmup) latency.record(Math.max(0, receivedAt - sendTimes[expectSlot]));
-        expect++;
-        if (++expectSlot == m) expectSlot = 0;
-      } else {
-        Rejection r = completeFrame(b, pos);
-        if (r != null) {
-          rejection = r;
-          return pos - start;
-        }
-      }
-      framesReceived++;
-      bytesReceived += size;
-      pos += size;
-    }
-    // The session ends with the read that validated BYE_ACK: a frame begun after it there is
-    // cut short (a whole header was rejected above).
-    if (phase == DONE && pos < end) {
-      rejection = new Rejection(Rejection.TRUNCATED, (end - pos) + " bytes of a frame after BYE_ACK");
-    }
-    return pos - start;
+  @Override
+  boolean isNext(byte[] b, int pos, long seq, long len) {
+    return phase == RUNNING && b[pos] == VERSION && b[pos + 1] == RESPONSE && b[pos + 2] == 0
+        && b[pos + 3] == 0 && seq == expect && expect < nextSend && len == payload;
   }
 
-  /** The session's checks on a header in SPEC.md's order: ERROR, type, sequence, length. */
-  Rejection checkSession(byte[] b, int pos, int avail) {
+  @Override
+  Rejection nextFrame(byte[] b, int pos, long seq) {
+    if (!Payload.checkResponse(b, pos + HEADER, payload, seq)) {
+      return new Rejection(Rejection.WRONG_PAYLOAD,
+          "RESPONSE " + u(seq) + " payload differs from respond(gen(" + u(seq) + "))");
+    }
+    if (seq > w.warmup()) latency.record(Math.max(0, receivedAt - sendTimes[expectSlot]));
+    expect++;
+    if (++expectSlot == m) expectSlot = 0;
+    return null;
+  }
+
+  @Override
+  void handled(int size) {
+    framesReceived++;
+    bytesReceived += size;
+  }
+
+  /**
+   * The session ends with the read that validated BYE_ACK: a frame begun after it there is cut
+   * short (a whole header was rejected by its checks).
+   */
+  @Override
+  Rejection leftover(int pos, int end) {
+    if (phase == DONE && pos < end) {
+      return new Rejection(Rejection.TRUNCATED, (end - pos) + " bytes of a frame after BYE_ACK");
+    }
+    return null;
+  }
+
+  /** The session's checks on a header in SPEC.md's order: type, sequence, length. */
+  @Override
+  Rejection checkSession(byte[] b, int pos, long seq) {
     int type = b[pos + 1];
-    long seq = getLong(b, pos + 8);
-    if (type == ERROR) return peerError(b, pos, avail);
     // The type comes before the sequence: a RESPONSE is allowed only while a request is
     // outstanding, whatever its sequence.
     if (type == RESPONSE && phase != RUNNING && phase != DONE) {
@@ -206,10 +189,7 @@ public final class ClientSession {
     switch (phase) {
       case AWAIT_HELLO_ACK:
         if (type != HELLO_ACK) return unexpected(type, "HELLO_ACK");
-        if (seq != 0) {
-          return new Rejection(Rejection.WRONG_SEQUENCE, "HELLO_ACK with sequence " + u(seq) + ", expected 0");
-        }
-        return null;
+        return checkSequence("HELLO_ACK", seq, 0);
       case RUNNING:
         if (type != RESPONSE) return unexpected(type, "RESPONSE");
         // The window is refilled between reads, so it may drain within one.
@@ -221,23 +201,10 @@ public final class ClientSession {
           return new Rejection(Rejection.UNEXPECTED_TYPE,
               "RESPONSE " + u(seq) + " whose request was not sent yet");
         }
-        if (seq != expect) {
-          return new Rejection(Rejection.WRONG_SEQUENCE,
-              "RESPONSE with sequence " + u(seq) + ", expected " + u(expect));
-        }
-        long len = getUInt(b, pos + 4);
-        if (len != payload) {
-          return new Rejection(Rejection.BAD_LENGTH, "RESPONSE " + u(seq) + " with payload_length "
-              + len + ", workload payload_bytes " + payload);
-        }
-        return null;
+        return checkData("RESPONSE", b, pos, expect, payload);
       case AWAIT_BYE_ACK:
         if (type != BYE_ACK) return unexpected(type, "BYE_ACK");
-        if (seq != total + 1) {
-          return new Rejection(Rejection.WRONG_SEQUENCE,
-              "BYE_ACK with sequence " + u(seq) + ", expected " + u(total + 1));
-        }
-        return null;
+        return checkSequence("BYE_ACK", seq, total + 1);
       default:
         return new Rejection(Rejection.UNEXPECTED_TYPE,
             typeName(type) + " frame (type " + type + ") after BYE_ACK");
@@ -245,6 +212,7 @@ public final class ClientSession {
   }
 
   /** Checks a whole HELLO_ACK or BYE_ACK whose header passed. */
+  @Override
   Rejection completeFrame(byte[] b, int pos) {
     int body = pos + HEADER;
     if (b[pos + 1] == HELLO_ACK) {
@@ -267,17 +235,17 @@ public final class ClientSession {
   /** The client's result line of lanes/README.md. */
   public String resultJson(long elapsedNs, Cpu cpu, String tls) {
     StringBuilder b = new StringBuilder(1024);
-    b.append("{\"round_trips\":").append(u(w.roundTrips));
-    b.append(",\"warmup_round_trips\":").append(u(w.warmup));
-    b.append(",\"payload_bytes\":").append(w.payloadBytes);
-    b.append(",\"max_in_flight\":").append(w.maxInFlight);
+    b.append("{\"round_trips\":").append(u(w.roundTrips()));
+    b.append(",\"warmup_round_trips\":").append(u(w.warmup()));
+    b.append(",\"payload_bytes\":").append(w.payloadBytes());
+    b.append(",\"max_in_flight\":").append(w.maxInFlight());
     b.append(",\"frames_sent\":").append(u(framesSent));
     b.append(",\"frames_received\":").append(u(framesReceived));
     b.append(",\"bytes_sent\":").append(u(bytesSent));
     b.append(",\"bytes_received\":").append(u(bytesReceived));
     b.append(",\"elapsed_ns\":").append(elapsedNs);
     b.append(',');
-    cpu.appendFields(b, w.roundTrips == 0);
+    cpu.appendFields(b, w.roundTrips() == 0);
     b.append("\"latency\":");
     latency.appendJson(b);
     b.append(',');

@@ -190,19 +190,7 @@ public final class Proto {
   }
 
   /** The HELLO and HELLO_ACK payload. */
-  public static final class Workload {
-    public final long warmup;
-    public final long roundTrips;
-    public final long payloadBytes;
-    public final long maxInFlight;
-
-    public Workload(long warmup, long roundTrips, long payloadBytes, long maxInFlight) {
-      this.warmup = warmup;
-      this.roundTrips = roundTrips;
-      this.payloadBytes = payloadBytes;
-      this.maxInFlight = maxInFlight;
-    }
-
+  public record Workload(long warmup, long roundTrips, long payloadBytes, long maxInFlight) {
     public static Workload decode(byte[] b, int off) {
       return new Workload(getLong(b, off), getLong(b, off + 8), getUInt(b, off + 16), getUInt(b, off + 20));
     }
@@ -249,19 +237,7 @@ public final class Proto {
   }
 
   /** The BYE and BYE_ACK payload. */
-  public static final class Counts {
-    public final long requests;
-    public final long responses;
-    public final long bytesSent;
-    public final long bytesReceived;
-
-    public Counts(long requests, long responses, long bytesSent, long bytesReceived) {
-      this.requests = requests;
-      this.responses = responses;
-      this.bytesSent = bytesSent;
-      this.bytesReceived = bytesReceived;
-    }
-
+  public record Counts(long requests, long responses, long bytesSent, long bytesReceived) {
     public static Counts decode(byte[] b, int off) {
       return new Counts(getLong(b, off), getLong(b, off + 8), getLong(b, off + 16), getLong(b, off + 24));
     }
@@ -273,6 +249,7 @@ public final class Proto {
       putLong(b, off + 24, bytesReceived);
     }
 
+    /** Every count equal (not equals, whose first call links a bootstrap inside the CPU window). */
     public boolean same(Counts o) {
       return requests == o.requests && responses == o.responses && bytesSent == o.bytesSent
           && bytesReceived == o.bytesReceived;

@@ -20,19 +20,10 @@ public final class Server {
   private Server() {}
 
   public static void main(String[] args) {
-    int rc = run(args);
-    System.out.flush();
-    System.exit(rc);
+    Main.run("server", args);
   }
 
-  static int run(String[] argv) {
-    Args.Server a;
-    try {
-      a = Args.server(argv);
-    } catch (Args.UsageError e) {
-      Main.say("server: usage error: " + e.getMessage());
-      return Main.EXIT_USAGE;
-    }
+  static int run(Args.Server a) {
     // The JDK's TLS set-up (providers, certificate parsing, the context) takes longer than the
     // JVM's own start: it runs on a second thread while the server binds, says READY and waits
     // for its connection, and the handshake waits for it. A certificate or key that cannot be
@@ -82,21 +73,7 @@ public final class Server {
       }
     }
     Conn c = new Conn(ch, engine);
-    if (engine != null) {
-      String problem;
-      try {
-        c.handshake();
-        problem = Tls.alpnProblem(engine, true);
-      } catch (IOException | RuntimeException e) {
-        problem = Tls.handshakeReason(e);
-        c.sendAlert();
-      }
-      if (problem != null) {
-        Main.say("server: tls_handshake: " + problem);
-        c.close();
-        return 1;
-      }
-    }
+    if (engine != null && Main.handshake("server", c, engine, true) < 0) return 1;
     return serve(c, engine);
   }
 
@@ -106,7 +83,6 @@ public final class Server {
     RecvBuf in = new RecvBuf();
     boolean opened = false, closed = false;
     Rejection rej;
-    byte[] error = null;
     boolean sendError = true;
     while (true) {
       int n;
@@ -128,7 +104,7 @@ public final class Server {
       }
       // The CPU window opens before the read that holds request W + 1: the client sends it only
       // once every warm-up answer is in.
-      if (!opened && s.state() == ServerSession.REQUESTS && Long.compareUnsigned(s.responses, s.workload.warmup) >= 0) {
+      if (!opened && s.state() == ServerSession.REQUESTS && Long.compareUnsigned(s.responses, s.workload.warmup()) >= 0) {
         opened = true;
         cpu.open();
       }
@@ -152,11 +128,6 @@ public final class Server {
         break;
       }
     }
-    Main.say("server: " + rej.getMessage());
-    if (sendError && rej.kind != Rejection.PEER_ERROR) {
-      error = Proto.errorFrame(rej.code(), rej.getMessage());
-    }
-    c.rejectAndClose(in.buf, 0, 0, error);
-    return 1;
+    return Main.reject("server", c, rej, sendError, in.buf, 0, 0);
   }
 }

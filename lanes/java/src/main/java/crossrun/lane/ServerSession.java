@@ -9,7 +9,7 @@ import static crossrun.lane.Proto.*;
  * and the server's counts). So the answer to a batch of frames is the batch itself, written with
  * one write straight from the receive buffer.
  */
-public final class ServerSession {
+public final class ServerSession extends FrameScanner {
   public static final int AWAIT_HELLO = 0;
   public static final int REQUESTS = 1;
   public static final int AFTER_BYE_ACK = 2;
@@ -21,8 +21,6 @@ public final class ServerSession {
   int payload;
   long nextSeq = 1;
   long requests, responses, bytesSent, bytesReceived;
-  /** The rejection met right after the frames the last process() handled, or null. */
-  public Rejection rejection;
 
   public int state() {
     return state;
@@ -36,96 +34,49 @@ public final class ServerSession {
     return new Counts(requests, responses, bytesSent, bytesReceived);
   }
 
-  /**
-   * Handles every complete frame of b[start..end), turning each into its answer in place, and
-   * returns how many bytes it handled (their answers are b[start..start+n), to be sent in
-   * order); rejection is set when it stopped at a rejected frame. Every check but the payload's
-   * is made as soon as a frame's 16 header bytes are there, so an incomplete frame can be
-   * rejected too; its bytes stay unhandled.
-   */
-  public int process(byte[] b, int start, int end) {
-    int pos = start;
-    rejection = null;
-    while (end - pos >= HEADER) {
-      long seq = getLong(b, pos + 8);
-      long len = getUInt(b, pos + 4);
-      // The common case, the session's next request, passes the header checks at once.
-      boolean next = state == REQUESTS && b[pos] == VERSION && b[pos + 1] == REQUEST
-          && b[pos + 2] == 0 && b[pos + 3] == 0 && seq == nextSeq && nextSeq <= total
-          && len == payload;
-      if (!next) {
-        Rejection r = checkHeader(b, pos);
-        if (r == null) r = checkSession(b, pos, end - pos);
-        if (r != null) {
-          rejection = r;
-          return pos - start;
-        }
-      }
-      int size = HEADER + (int) len;
-      if (end - pos < size) break;
-      if (next) {
-        if (!Payload.checkAndRespond(b, pos + HEADER, payload, seq)) {
-          rejection = new Rejection(Rejection.WRONG_PAYLOAD,
-              "REQUEST " + u(seq) + " payload differs from gen(" + u(seq) + ")");
-          return pos - start;
-        }
-        b[pos + 1] = RESPONSE;
-        nextSeq++;
-        requests++;
-        responses++;
-        bytesReceived += frame;
-        bytesSent += frame;
-      } else {
-        Rejection r = completeFrame(b, pos);
-        if (r != null) {
-          rejection = r;
-          return pos - start;
-        }
-      }
-      pos += size;
-    }
-    return pos - start;
+  @Override
+  boolean isNext(byte[] b, int pos, long seq, long len) {
+    return state == REQUESTS && b[pos] == VERSION && b[pos + 1] == REQUEST && b[pos + 2] == 0
+        && b[pos + 3] == 0 && seq == nextSeq && nextSeq <= total && len == payload;
   }
 
-  /** The session's checks on a header in SPEC.md's order: ERROR, type, sequence, length. */
-  Rejection checkSession(byte[] b, int pos, int avail) {
+  @Override
+  Rejection nextFrame(byte[] b, int pos, long seq) {
+    if (!Payload.checkAndRespond(b, pos + HEADER, payload, seq)) {
+      return new Rejection(Rejection.WRONG_PAYLOAD,
+          "REQUEST " + u(seq) + " payload differs from gen(" + u(seq) + ")");
+    }
+    b[pos + 1] = RESPONSE;
+    nextSeq++;
+    requests++;
+    responses++;
+    bytesReceived += frame;
+    bytesSent += frame;
+    return null;
+  }
+
+  /** The session's checks on a header in SPEC.md's order: type, sequence, length. */
+  @Override
+  Rejection checkSession(byte[] b, int pos, long seq) {
     int type = b[pos + 1];
-    long seq = getLong(b, pos + 8);
-    if (type == ERROR) return peerError(b, pos, avail);
     switch (state) {
       case AWAIT_HELLO:
         if (type != HELLO) return unexpected(type, "HELLO");
-        if (seq != 0) {
-          return new Rejection(Rejection.WRONG_SEQUENCE, "HELLO with sequence " + u(seq) + ", expected 0");
-        }
-        return null;
+        return checkSequence("HELLO", seq, 0);
       case REQUESTS:
         if (type == REQUEST) {
           if (Long.compareUnsigned(nextSeq, total) > 0) {
             return new Rejection(Rejection.UNEXPECTED_TYPE, "REQUEST with sequence " + u(seq)
                 + " after all " + u(total) + " requests, only BYE may come");
           }
-          if (seq != nextSeq) {
-            return new Rejection(Rejection.WRONG_SEQUENCE,
-                "REQUEST with sequence " + u(seq) + ", expected " + u(nextSeq));
-          }
-          long len = getUInt(b, pos + 4);
-          if (len != payload) {
-            return new Rejection(Rejection.BAD_LENGTH, "REQUEST " + u(seq) + " with payload_length "
-                + len + ", workload payload_bytes " + payload);
-          }
-          return null;
+          return checkData("REQUEST", b, pos, nextSeq, payload);
         }
         if (type == BYE) {
           if (Long.compareUnsigned(nextSeq, total) <= 0) {
             return new Rejection(Rejection.UNEXPECTED_TYPE, "BYE after " + u(nextSeq - 1) + " of "
                 + u(total) + " requests, expected REQUEST " + u(nextSeq));
           }
-          if (seq != total + 1) {
-            return new Rejection(Rejection.WRONG_SEQUENCE,
-                "BYE with sequence " + u(seq) + ", expected " + u(total + 1));
-          }
-          return null;
+          return checkSequence("BYE", seq, total + 1);
         }
         return unexpected(type, Long.compareUnsigned(nextSeq, total) <= 0 ? "REQUEST" : "BYE");
       default:
@@ -135,6 +86,7 @@ public final class ServerSession {
   }
 
   /** Checks a whole HELLO or BYE whose header passed, then turns it into its answer. */
+  @Override
   Rejection completeFrame(byte[] b, int pos) {
     int body = pos + HEADER;
     if (b[pos + 1] == HELLO) {
@@ -144,7 +96,7 @@ public final class ServerSession {
       workload = w;
       total = w.total();
       frame = w.frameSize();
-      payload = (int) w.payloadBytes;
+      payload = (int) w.payloadBytes();
       nextSeq = 1;
       b[pos + 1] = HELLO_ACK;
       bytesReceived += 40;
@@ -183,19 +135,19 @@ public final class ServerSession {
 
   /** The server's result line of lanes/README.md. */
   public String resultJson(Cpu cpu, String tls) {
-    long warm = Long.compareUnsigned(responses, workload.warmup) > 0 ? workload.warmup : responses;
+    long warm = Long.compareUnsigned(responses, workload.warmup()) > 0 ? workload.warmup() : responses;
     StringBuilder b = new StringBuilder(512);
     b.append("{\"round_trips\":").append(u(responses - warm));
     b.append(",\"warmup_round_trips\":").append(u(warm));
-    b.append(",\"payload_bytes\":").append(workload.payloadBytes);
-    b.append(",\"max_in_flight\":").append(workload.maxInFlight);
+    b.append(",\"payload_bytes\":").append(workload.payloadBytes());
+    b.append(",\"max_in_flight\":").append(workload.maxInFlight());
     // HELLO and BYE came in, HELLO_ACK and BYE_ACK went out.
     b.append(",\"frames_sent\":").append(u(responses + 2));
     b.append(",\"frames_received\":").append(u(requests + 2));
     b.append(",\"bytes_sent\":").append(u(bytesSent));
     b.append(",\"bytes_received\":").append(u(bytesReceived));
     b.append(',');
-    cpu.appendFields(b, workload.roundTrips == 0);
+    cpu.appendFields(b, workload.roundTrips() == 0);
     b.append(tls);
     b.append("\"runtime\":\"java\"}");
     return b.toString();

@@ -149,7 +149,7 @@ class VectorsTest {
   // ---- sessions.json
 
   static byte[] fillBuffer(ClientSession c) {
-    long bytes = Math.min(c.w.maxInFlight * c.frame, 1 << 24) + 64;
+    long bytes = Math.min(c.w.maxInFlight() * c.frame, 1 << 24) + 64;
     return new byte[(int) Math.max(bytes, c.frame + 64)];
   }
 
@@ -225,7 +225,7 @@ class VectorsTest {
       assertArrayEquals(cb, call.toByteArray(), name + ": client bytes");
       assertArrayEquals(sb, sall.toByteArray(), name + ": server bytes");
       assertNull(s.onEof(0));
-      assertEquals(w.roundTrips, c.latency().count());
+      assertEquals(w.roundTrips(), c.latency().count());
       Map<String, Object> res = (Map<String, Object>) cs.get("result");
       assertEquals(Json.u64(res.get("frames_sent")), c.framesSent, name);
       assertEquals(Json.u64(res.get("frames_received")), c.framesReceived, name);
@@ -233,7 +233,7 @@ class VectorsTest {
       assertEquals(Json.u64(res.get("bytes_received")), c.bytesReceived, name);
       // The server's own counts: what its BYE_ACK carried, then the BYE_ACK itself sent.
       Proto.Counts ack = Proto.Counts.expected(w, true);
-      assertTrue(new Proto.Counts(ack.requests, ack.responses, ack.bytesSent + 48, ack.bytesReceived)
+      assertTrue(new Proto.Counts(ack.requests(), ack.responses(), ack.bytesSent() + 48, ack.bytesReceived())
           .same(s.counts()), name + ": server counts");
       // The server fed the client's bytes in any chunking answers with exactly the server's.
       for (int chunk : CHUNKS) {
@@ -273,7 +273,7 @@ class VectorsTest {
     byte[] h = frame(Proto.HELLO, 0, workloadBytes(w));
     in.write(h, 0, h.length);
     for (long q = 1; q < seq; q++) {
-      byte[] p = new byte[(int) w.payloadBytes];
+      byte[] p = new byte[(int) w.payloadBytes()];
       Payload.fillPayload(p, 0, p.length, q);
       byte[] f = frame(Proto.REQUEST, q, p);
       in.write(f, 0, f.length);
@@ -305,7 +305,7 @@ class VectorsTest {
     ByteArrayOutputStream sink = new ByteArrayOutputStream();
     advance(c, sink);
     for (long q = 1; q < seq; q++) {
-      byte[] p = new byte[(int) w.payloadBytes];
+      byte[] p = new byte[(int) w.payloadBytes()];
       Payload.fillResponse(p, 0, p.length, q);
       byte[] f = frame(Proto.RESPONSE, q, p);
       assertEquals(f.length, c.process(f, 0, f.length));
