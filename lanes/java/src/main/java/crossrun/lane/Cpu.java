@@ -8,7 +8,8 @@ import java.nio.file.Path;
 /**
  * The process's own user and system CPU time (SPEC.md section 7). Java has no getrusage: on
  * Linux /proc/self/stat gives both, in clock ticks (USER_HZ, 100 on every Linux port crossrun
- * runs on); elsewhere the figures are left out of the result line ("not reported").
+ * runs on); elsewhere the figures are left out of the result line ("not reported"). The finer
+ * sources a JDK program has give only user plus system, so the two stay ticks (README.md).
  */
 final class Cpu {
   private static final Path STAT = Path.of("/proc/self/stat");
