@@ -1,6 +1,7 @@
 /* The fixture of the merge tests: see tests/lib_merge.h. */
 #include "tests/lib_merge.h"
 #include "tests/lib_json.h"
+#include "tests/lib_scratch.h"
 #include "tests/lib_validate.h"
 #include "tests/tap.h"
 
@@ -276,13 +277,10 @@ int mtest_setup(void)
 
 void mtest_teardown(void)
 {
-  char cmd[600];
-
   json_object_put(mtest_base);
   mtest_base = NULL;
   if (mtest_dir[0] == '\0')
     return;
-  snprintf(cmd, sizeof(cmd), "rm -rf %s", mtest_dir);
-  if (system(cmd) != 0)
+  if (scratch_remove_tree(mtest_dir, 0) != 0)
     tap_diag("could not remove %s", mtest_dir);
 }

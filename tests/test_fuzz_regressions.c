@@ -13,6 +13,7 @@
 #include "runner/expect.h"
 #include "runner/lanes.h"
 #include "runner/matrix.h"
+#include "tests/lib_scratch.h"
 #include "tests/tap.h"
 
 static char dir[512];
@@ -169,15 +170,12 @@ out:
 
 int main(void)
 {
-  char cmd[600];
-
   if (tap_mkdtemp(dir, sizeof(dir)) == NULL)
     return 1;
   test_validate_messages_are_lines();
   test_yaml_errors_are_lines();
   test_compare_texts_are_lines();
-  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-  if (system(cmd) != 0)
+  if (scratch_remove_tree(dir, 0) != 0)
     tap_diag("could not remove %s", dir);
   return tap_done();
 }
