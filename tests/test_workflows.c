@@ -136,6 +136,16 @@ static int exact_version(const char *v)
   return sscanf(v, "%d.%d.%d%c", &a, &b, &c, &end) == 3;
 }
 
+/* Windows keeps no executable bit: its stat() makes S_IXUSR of the
+ * name's extension (.exe, .bat), never of a .sh file. There the bit is
+ * not checked (main() says so); the Linux and macOS runs check it. */
+#ifdef _WIN32
+#define EXEC_BIT_KNOWN 0
+#else
+#define EXEC_BIT_KNOWN 1
+#endif
+
+/* Whether the script name (from the root) is executable and holds needle. */
 static int script_has(const char *name, const char *needle)
 {
   char path[1024], buf[8192];
@@ -144,7 +154,7 @@ static int script_has(const char *name, const char *needle)
   FILE *f;
 
   snprintf(path, sizeof(path), "%s/%s", root(), name);
-  if (stat(path, &st) != 0 || !(st.st_mode & S_IXUSR))
+  if (stat(path, &st) != 0 || (EXEC_BIT_KNOWN && !(st.st_mode & S_IXUSR)))
     return 0;
   f = fopen(path, "r");
   if (f == NULL)
@@ -390,5 +400,8 @@ int main(void)
   test_smoke();
   test_record();
   test_compare();
+  if (!EXEC_BIT_KNOWN)
+    TAP_OK(1, "the ci scripts are executable # SKIP Windows keeps no "
+              "executable bit (the Linux and macOS runs check it)");
   return tap_done();
 }
