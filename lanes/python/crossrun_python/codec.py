@@ -158,9 +158,7 @@ GAMMA = 0x9E3779B97F4A7C15
 MUL1 = 0xBF58476D1CE4E5B9
 MUL2 = 0x94D049BB133111EB
 
-_ZERO_LANE = bytes(16)
 _ONE_LANE = (1).to_bytes(16, "little")
-_MASK_LANE = (b"\x5a" * 8) + bytes(8)
 
 # bytes.translate table: every byte XOR 0x5A.
 XOR_TABLE = bytes(b ^ RESPONSE_MASK for b in range(256))
@@ -168,32 +166,41 @@ XOR_TABLE = bytes(b ^ RESPONSE_MASK for b in range(256))
 
 class _Lanes:
     """The constants of one batch shape: `frames` frames of `head` header
-    words (0 or 2) and `blocks` generator blocks each, one 128-bit lane per
-    word. Shaped by the workload only: nothing in them depends on a seed."""
+    words (0 or 2) and `blocks` generator blocks each. The words are split
+    between two ints, the even ones in one and the odd ones in the other,
+    one 128-bit lane per word, so the two can be packed into one int of
+    64-bit words for the last step and to_bytes. Shaped by the workload
+    only: nothing in them depends on a seed."""
 
-    __slots__ = ("n", "ones", "low", "base", "xmask")
+    __slots__ = ("words", "size", "ones", "low", "base", "step", "m33", "xmask", "seq", "state")
 
     def __init__(self, frames, head, blocks):
-        self.n = frames * (head + blocks)
-        self.ones = int.from_bytes(_ONE_LANE * self.n, "little")
+        self.words = frames * (head + blocks)
+        half = (self.words + 1) // 2
+        self.size = 16 * half
+        self.ones = int.from_bytes(_ONE_LANE * half, "little")
         self.low = self.ones * U64
-        # Lane (i, head + b) holds i + (b + 1) * GAMMA: adding the first
+        # Word (i, head + b) holds i + (b + 1) * GAMMA: adding the first
         # seed to every lane gives block b of seed seq0 + i its state.
-        steps = [(b + 1) * GAMMA & U64 for b in range(blocks)]
-        lead = _ZERO_LANE * head
-        self.base = int.from_bytes(
-            b"".join(
-                lead + b"".join((i + s).to_bytes(16, "little") for s in steps)
-                for i in range(frames)
-            ),
-            "little",
+        steps = [0] * head + [(b + 1) * GAMMA & U64 for b in range(blocks)]
+        start = [i + s for i in range(frames) for s in steps] + [0]
+        self.base = tuple(
+            int.from_bytes(b"".join(v.to_bytes(16, "little") for v in start[k : 2 * half : 2]), "little")
+            for k in (0, 1)
         )
-        self.xmask = int.from_bytes((lead + _MASK_LANE * blocks) * frames, "little")
+        # The seeds of the next batch are these plus `frames` in every lane.
+        self.step = frames * self.ones
+        self.m33 = int.from_bytes(((1 << 33) - 1).to_bytes(8, "little") * (2 * half), "little")
+        mask = bytes(8 * head) + b"\x5a" * (8 * blocks)
+        self.xmask = int.from_bytes(mask * frames, "little")
+        # The unmasked states of the last batch made, and its first seed.
+        self.seq = None
+        self.state = None
 
 
 _LANES_CACHE = {}
-# Lanes held by the cache (64 bytes each, in four ints): a bound on its
-# memory whatever the payload size.
+# Words held by the cache (some 80 bytes each, in its ints): a bound on
+# its memory whatever the payload size.
 _LANES_CACHE_BUDGET = 1 << 16
 _lanes_cached = 0
 
@@ -204,29 +211,45 @@ def _lanes(frames, head, blocks):
     c = _LANES_CACHE.get(key)
     if c is None:
         c = _Lanes(frames, head, blocks)
-        if _lanes_cached + c.n > _LANES_CACHE_BUDGET:
+        if _lanes_cached + c.words > _LANES_CACHE_BUDGET:
             _LANES_CACHE.clear()
             _lanes_cached = 0
         _LANES_CACHE[key] = c
-        _lanes_cached += c.n
+        _lanes_cached += c.words
     return c
 
 
 def _blocks(seq0, frames, head, blocks, masked):
     """The generator words of `frames` consecutive seeds seq0, seq0 + 1, ...
-    (`blocks` words each, behind `head` words left for a header), as the
-    bytes of little-endian 64-bit words; XORed with 0x5A when masked."""
+    (`blocks` words each, behind `head` words left for a header), as a
+    memoryview of little-endian 64-bit words; XORed with 0x5A when
+    masked."""
     c = _lanes(frames, head, blocks)
     low = c.low
-    z = (seq0 * c.ones + c.base) & low
-    z = (((z ^ (z >> 30)) & low) * MUL1) & low
-    z = (((z ^ (z >> 27)) & low) * MUL2) & low
-    # The high half of each lane takes garbage from the next lane here;
-    # only the low halves are kept below.
-    z ^= z >> 31
+    if c.seq is not None and seq0 == c.seq + frames:
+        # The batch that follows the last one: one add, not a multiply.
+        step = c.step
+        even, odd = c.state
+        even += step
+        odd += step
+    else:
+        spread = seq0 * c.ones
+        even = spread + c.base[0]
+        odd = spread + c.base[1]
+    c.seq = seq0
+    c.state = (even, odd)
+    out = []
+    for z in (even, odd):
+        z &= low
+        z = (((z ^ (z >> 30)) & low) * MUL1) & low
+        out.append((((z ^ (z >> 27)) & low) * MUL2) & low)
+    # Odd words into the high halves: one int of 64-bit words, whose last
+    # xorshift keeps each word's shifted bits to itself.
+    z = out[0] | (out[1] << 64)
+    z ^= (z >> 31) & c.m33
     if masked:
         z ^= c.xmask
-    return memoryview(z.to_bytes(16 * c.n, "little")).cast("Q")[::2]
+    return memoryview(z.to_bytes(c.size, "little"))[: 8 * c.words].cast("Q")
 
 
 _LITTLE = array("Q", [1]).tobytes()[0] == 1
@@ -253,8 +276,19 @@ def frames(t, seq0, count, length):
     if length & 7 == 0 and _LITTLE:
         blocks = length >> 3
         per = blocks + 2
-        buf = bytearray(_blocks(seq0, count, 2, blocks, masked))
-        w = memoryview(buf).cast("Q")
+        if blocks <= count:
+            # Many short frames: the lanes hold payload words only (a fifth
+            # fewer for 64 bytes) and each column of blocks goes into its
+            # place in the frames with one strided copy.
+            src = _blocks(seq0, count, 0, blocks, masked)
+            buf = bytearray(count * (HEADER_BYTES + length))
+            w = memoryview(buf).cast("Q")
+            for b in range(blocks):
+                w[2 + b :: per] = src[b::blocks]
+        else:
+            # Few long frames: lanes for the header words too, one copy.
+            buf = bytearray(_blocks(seq0, count, 2, blocks, masked))
+            w = memoryview(buf).cast("Q")
         w[0::per] = _head_words(t, length, count)
         seqs = array("Q", range(seq0, seq0 + count))
         seqs.byteswap()

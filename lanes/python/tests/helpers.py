@@ -10,7 +10,7 @@ LANE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if LANE not in sys.path:
     sys.path.insert(0, LANE)
 
-from crossrun_python import codec  # noqa: E402
+from crossrun_python import codec, session  # noqa: E402
 from crossrun_python.session import ClientSession, FrameParser, ServerSession  # noqa: E402
 
 ROOT = os.path.abspath(os.environ.get("CROSSRUN_ROOT") or os.path.join(LANE, "..", ".."))

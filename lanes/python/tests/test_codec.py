@@ -28,6 +28,20 @@ def test_batched_frames_equal_frame_by_frame(length, count):
             assert bytes(codec.frames(t, first, count, length)) == want
 
 
+@pytest.mark.parametrize("length", [0, 8, 64, 65])
+@pytest.mark.parametrize("count", [1, 3, 64])
+def test_consecutive_batches_equal_frame_by_frame(length, count):
+    # A batch that follows the one before it starts from that one's states.
+    for t, masked in ((codec.REQUEST, False), (codec.RESPONSE, True)):
+        first = 2**30 - 2 * count
+        for j in range(4):
+            seq0 = first + j * count
+            want = b"".join(
+                codec.encode_frame(t, s, codec.gen(s, length, masked)) for s in range(seq0, seq0 + count)
+            )
+            assert bytes(codec.frames(t, seq0, count, length)) == want
+
+
 def test_gen_is_really_splitmix64():
     # SPEC.md section 4's example, and a plain one-block-at-a-time loop.
     assert codec.gen(1, 8).hex() == "c15c0289ec2d0a91"

@@ -3,10 +3,20 @@ chunkings of the bytes (protocol/vectors/README.md)."""
 
 import pytest
 
-from helpers import ClientSession, ServerSession, chunkings, codec, load_cases, receiver_in, workload_of
+from helpers import ClientSession, ServerSession, chunkings, codec, load_cases, receiver_in, session, workload_of
 
 SESSIONS = load_cases("sessions.json")
 INVALID = load_cases("invalid.json")
+
+
+@pytest.fixture(params=["kept", "generated"])
+def expectations(request, monkeypatch):
+    """The client both ways: checking responses against the ones it kept
+    from its requests, and against ones generated as they arrive (a window
+    over KEEP_BYTES)."""
+    if request.param == "generated":
+        monkeypatch.setattr(session, "KEEP_BYTES", 0)
+    return request.param
 
 
 def frame_ends(buf):
@@ -41,13 +51,14 @@ def test_session_server(c):
 
 @pytest.mark.parametrize("size", [1, 3, 16, 17, 100000])
 @pytest.mark.parametrize("c", SESSIONS, ids=lambda c: c["name"])
-def test_session_client(c, size):
+def test_session_client(c, size, expectations):
     # Server bytes come as a server would send them: each frame only once
     # the client has sent what it answers.
     w = workload_of(c["workload"])
     server_bytes = bytes.fromhex(c["server_bytes"])
     ends = frame_ends(server_bytes)
     cl = ClientSession(w)
+    assert cl.keep == (expectations == "kept")
     sent = [cl.hello()]
     pos = 0
     frame = 0  # server frames allowed so far
@@ -86,7 +97,7 @@ def test_invalid_covers_every_rejection():
 
 
 @pytest.mark.parametrize("c", INVALID, ids=lambda c: c["name"])
-def test_invalid(c):
+def test_invalid(c, expectations):
     data = bytes.fromhex(c["input"])
     # A one_read case holds frames that must arrive in one read (the client
     # refills its window between reads, never inside one).
