@@ -598,7 +598,6 @@ int run_lanes(const struct cli_options *o, struct lanes *l,
   st->errf = errf;
   st->recording = o->command == CLI_RECORD;
   st->progress = o->progress >= 0 ? o->progress : uv_guess_handle(2) == UV_TTY;
-  st->started_ns = uv_hrtime();
   rc = run_setup(st);
   if (rc == RUN_EXIT_OK) {
     stop_signal = 0;
@@ -607,6 +606,9 @@ int run_lanes(const struct cli_options *o, struct lanes *l,
     command_set_stop(&stop_signal);
     run_prepare(st);
     run_describe(st);
+    /* The estimate is from the samples alone: builds and packing before
+     * them say nothing of how long a sample takes. */
+    st->started_ns = uv_hrtime();
     rc = run_rounds(st);
     signal(SIGINT, old_int);
     signal(SIGTERM, old_term);

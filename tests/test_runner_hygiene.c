@@ -380,6 +380,31 @@ static void test_forty_runtimes(void)
     json_object_put(doc);
 }
 
+/* The progress estimate comes from the samples alone: a build of 3 s
+ * before them does not make the first line promise seconds more. */
+static void test_eta_after_build(void)
+{
+  char m[2048], out[700];
+  int rc;
+
+  snprintf(m, sizeof(m),
+           "runtimes:\n"
+           "  a:\n    build: [sleep, '3']\n"
+           "    client: [%s, client, ok]\n    server: [%s, server, ok]\n",
+           fixture, fixture);
+  write_file("slow-build.yaml", m);
+  snprintf(out, sizeof(out), "%s/eta.json", dir);
+  rc = sh("cd %s && %s quick --matrix %s --matrix slow-build.yaml --lanes "
+          "a-a --samples 3 --no-packages --progress --out %s 2>eta.err "
+          ">/dev/null",
+          dir, crossrun, fixture_matrix(), out);
+  TAP_OK(rc == 0 && file_has("eta.err", "building runtime 'a'"),
+         "a run with a slow build passes");
+  TAP_OK(file_has("eta.err", "round 1/3") && file_has("eta.err", "eta 0m00s") &&
+             !strstr(slurp_keep("eta.err"), "eta 0m06s"),
+         "its first estimate counts the samples, not the build");
+}
+
 int main(void)
 {
   const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
@@ -400,6 +425,7 @@ int main(void)
   test_unavailable();
   test_packages();
   test_forty_runtimes();
+  test_eta_after_build();
   if (getenv("KEEP_TEST_DIR") == NULL)
     sh("chmod -R u+w %s; rm -rf %s", dir, dir);
   else
