@@ -127,13 +127,12 @@ _Noreturn void fixture_drain_and_exit(int fd);
  * -1), close, exit 1. */
 _Noreturn void fixture_reject(int fd, int err);
 
-/* Sets the reason for the ERROR frame a peer sent, of which len payload
- * bytes arrived; returns PROTO_E_PEER_ERROR. */
-int fixture_peer_error(const uint8_t *payload, uint32_t len);
-
-/* How many payload bytes of h's frame are among the avail bytes that
- * begin with its header. */
-uint32_t fixture_arrived(const struct proto_header *h, size_t avail);
+/* The checks of a frame's header that come before the session's: size is
+ * proto_frame_peek's answer for the avail bytes at frame, h its header. A
+ * header wrong in itself is rejected, and so is an ERROR frame, from its
+ * header on (SPEC.md section 3). Returns whether the whole header is in. */
+int fixture_header_check(int fd, long size, const struct proto_header *h,
+                         const uint8_t *frame, size_t avail);
 
 /* Rejects end of stream (n 0) or a failed read (n < 0) with pending bytes
  * of a frame left; where says what was expected. */

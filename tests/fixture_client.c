@@ -109,8 +109,6 @@ static void client_fill(struct client *c)
 /* Checks a complete header against the session; 0 or a proto_error. */
 static int client_check(const struct client *c, const struct proto_header *h)
 {
-  if (h->type == PROTO_ERROR)
-    return 0;
   if (c->state == EXPECT_HELLO_ACK && h->type == PROTO_HELLO_ACK)
     return h->sequence == 0
                ? 0
@@ -148,8 +146,6 @@ static int client_frame(struct client *c, const struct proto_header *h,
 {
   uint64_t size = PROTO_HEADER_BYTES + (uint64_t)h->payload_length;
 
-  if (h->type == PROTO_ERROR)
-    return fixture_peer_error(payload, h->payload_length);
   c->own.bytes_received += size;
   c->frames_received++;
   if (h->type == PROTO_HELLO_ACK) {
@@ -195,14 +191,7 @@ static void client_after_bye_ack(struct client *c, const uint8_t *p, size_t n)
     fixture_why_set(PROTO_E_TRUNCATED, "%zu bytes after BYE_ACK", n);
     fixture_reject(c->fd, PROTO_E_TRUNCATED);
   }
-  if (size < 0) {
-    fixture_why_set((int)size, "header version %u type %u length %" PRIu32,
-                    h.version, h.type, h.payload_length);
-    fixture_reject(c->fd, (int)size);
-  }
-  if (h.type == PROTO_ERROR)
-    fixture_reject(c->fd, fixture_peer_error(p + PROTO_HEADER_BYTES,
-                                             fixture_arrived(&h, n)));
+  fixture_header_check(c->fd, size, &h, p, n);
   fixture_why_set(PROTO_E_UNEXPECTED_TYPE, "type %u after BYE_ACK", h.type);
   fixture_reject(c->fd, PROTO_E_UNEXPECTED_TYPE);
 }
@@ -265,17 +254,8 @@ static void client_session(struct client *c)
       struct proto_header h;
       long size = proto_frame_peek(buf + off, len - off, &h);
       int err;
-      if (size < 0) {
-        fixture_why_set((int)size, "header version %u type %u length %" PRIu32,
-                        h.version, h.type, h.payload_length);
-        fixture_reject(c->fd, (int)size);
-      }
-      if (len - off < PROTO_HEADER_BYTES)
+      if (!fixture_header_check(c->fd, size, &h, buf + off, len - off))
         break;
-      if (h.type == PROTO_ERROR)
-        fixture_reject(c->fd,
-                       fixture_peer_error(buf + off + PROTO_HEADER_BYTES,
-                                          fixture_arrived(&h, len - off)));
       err = client_check(c, &h);
       if (err)
         fixture_reject(c->fd, err);

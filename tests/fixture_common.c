@@ -2,6 +2,7 @@
  * with a message, sending, draining, the rejections of SPEC.md section 6,
  * and the stderr flood. */
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -188,15 +189,17 @@ static void reason_text(const uint8_t *p, size_t n, char *out, size_t size)
   out[used] = '\0';
 }
 
-uint32_t fixture_arrived(const struct proto_header *h, size_t avail)
+/* How many payload bytes of h's frame are among the avail bytes that
+ * begin with its header. */
+static uint32_t arrived(const struct proto_header *h, size_t avail)
 {
   size_t got = avail - PROTO_HEADER_BYTES;
   return got < h->payload_length ? (uint32_t)got : h->payload_length;
 }
 
-/* An ERROR frame is peer_error from its header on (SPEC.md section 3):
- * len is what arrived of its payload, which may be less than it holds. */
-int fixture_peer_error(const uint8_t *payload, uint32_t len)
+/* The reason for an ERROR frame, of which len payload bytes arrived
+ * (fewer than it holds, when it is cut short). */
+static int peer_error(const uint8_t *payload, uint32_t len)
 {
   char reason[FIXTURE_WHY_BYTES / 2];
 
@@ -206,6 +209,22 @@ int fixture_peer_error(const uint8_t *payload, uint32_t len)
   reason_text(payload + 2, len - 2, reason, sizeof reason);
   return fixture_why_set(PROTO_E_PEER_ERROR, "ERROR code %u: %s",
                          (unsigned)payload[0] << 8 | payload[1], reason);
+}
+
+int fixture_header_check(int fd, long size, const struct proto_header *h,
+                         const uint8_t *frame, size_t avail)
+{
+  if (size < 0) {
+    fixture_why_set((int)size, "header version %u type %u length %" PRIu32,
+                    h->version, h->type, h->payload_length);
+    fixture_reject(fd, (int)size);
+  }
+  if (avail < PROTO_HEADER_BYTES)
+    return 0;
+  if (h->type == PROTO_ERROR)
+    fixture_reject(fd,
+                   peer_error(frame + PROTO_HEADER_BYTES, arrived(h, avail)));
+  return 1;
 }
 
 /* Rejects end of stream (or a failed read) with `pending` bytes left. */

@@ -34,8 +34,6 @@ struct server {
 /* The session checks a header gets as soon as it is complete. */
 static int server_check(const struct server *s, const struct proto_header *h)
 {
-  if (h->type == PROTO_ERROR)
-    return 0;
   if (s->state == EXPECT_HELLO) {
     if (h->type != PROTO_HELLO)
       return fixture_why_set(PROTO_E_UNEXPECTED_TYPE, "type %u before HELLO",
@@ -88,8 +86,6 @@ static int server_answer(struct server *s, uint8_t *p,
   uint8_t *payload = p + PROTO_HEADER_BYTES;
 
   *include = size;
-  if (h->type == PROTO_ERROR)
-    return fixture_peer_error(payload, h->payload_length);
 
   if (h->type == PROTO_HELLO) {
     proto_workload_decode(payload, &s->w);
@@ -216,16 +212,8 @@ static void server_session(int fd, uint8_t *buf, size_t cap,
       size_t include;
       int err;
 
-      if (size < 0) {
-        fixture_why_set((int)size, "header version %u type %u length %" PRIu32,
-                        h.version, h.type, h.payload_length);
-        fixture_reject(fd, (int)size);
-      }
-      if (len - off < PROTO_HEADER_BYTES)
+      if (!fixture_header_check(fd, size, &h, buf + off, len - off))
         break;
-      if (h.type == PROTO_ERROR)
-        fixture_reject(fd, fixture_peer_error(buf + off + PROTO_HEADER_BYTES,
-                                              fixture_arrived(&h, len - off)));
       err = server_check(&s, &h);
       if (err)
         fixture_reject(fd, err);
