@@ -1,6 +1,7 @@
 /* The fixture of the merge tests: see tests/lib_merge.h. */
 #include "tests/lib_merge.h"
 #include "tests/lib_json.h"
+#include "tests/lib_lanes.h"
 #include "tests/lib_scratch.h"
 #include "tests/lib_validate.h"
 #include "tests/tap.h"
@@ -233,7 +234,9 @@ static int load_base(void)
   int dropped = 0;
 
   mtest_in_dir(file, sizeof(file), "quick.json");
-  snprintf(cmd, sizeof(cmd), "%s/crossrun quick --out %s >%s/quick.log 2>&1",
+  snprintf(cmd, sizeof(cmd),
+           "%s/crossrun quick --lanes " LIB_LANES_FEW
+           " --out %s >%s/quick.log 2>&1",
            build, file, mtest_dir);
   if (system(cmd) == -1)
     return -1;

@@ -1,5 +1,6 @@
 /* The fixture of the report tests: see tests/lib_report.h. */
 #include "tests/lib_report.h"
+#include "tests/lib_lanes.h"
 #include "tests/lib_json.h"
 #include "tests/tap.h"
 #include "protocol/histogram.h"
@@ -415,14 +416,16 @@ int rtest_setup(struct rtest_evidence *e, int with_quick)
   snprintf(e->merged, sizeof(e->merged), "%s", rtest_in_dir("merged.json"));
 
   if (with_quick) {
-    const char *args[] = {"quick", "--out", e->quick, "--no-progress", NULL};
+    const char *args[] = {"quick",  "--lanes",       LIB_LANES_FEW, "--out",
+                          e->quick, "--no-progress", NULL};
     rc = run_crossrun("quick", args, tap_timeout_s(300));
     TAP_OK(rc == 0 || rc == 1, "crossrun quick writes evidence (exit %d)", rc);
   }
   {
-    const char *args[] = {"run",   "--samples",     "3",     "--warmup",
-                          "1000",  "--round-trips", "20000", "--out",
-                          e->full, "--no-progress", NULL};
+    const char *args[] = {"run",   "--lanes",  LIB_LANES_FEW, "--samples",
+                          "3",     "--warmup", "1000",        "--round-trips",
+                          "20000", "--out",    e->full,       "--no-progress",
+                          NULL};
     rc = run_crossrun("full", args, tap_timeout_s(600));
     TAP_OK(rc == 0 || rc == 1,
            "crossrun run --samples 3 writes evidence "

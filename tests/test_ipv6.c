@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "tests/lib_json.h"
+#include "tests/lib_lanes.h"
 #include "tests/lib_scratch.h"
 #include "tests/lib_sockets.h"
 #include "tests/tap.h"
@@ -39,8 +40,8 @@ static void test_quick_on_ipv6(void)
   /* From the checkout (matrix.yaml's paths are relative to it), into the
    * scratch folder. */
   snprintf(cmd, sizeof(cmd),
-           "%s quick --host ::1 --no-packages --no-progress --out "
-           "%s/v6.json >%s/v6.out 2>&1",
+           "%s quick --host ::1 --lanes " LIB_LANES_EACH_RUNTIME
+           " --no-packages --no-progress --out %s/v6.json >%s/v6.out 2>&1",
            crossrun, scratch_root, scratch_root);
   rc = sh(cmd);
   TAP_EQ_INT(rc, 0, "crossrun quick --host ::1 exits 0");
