@@ -102,15 +102,26 @@ static char *listed(const char *patterns, const char *role, const char *column)
 }
 
 /* The cases runtime failed in doc, as "role/name\n" lines. */
-static char *failed_cases(json_object *doc, const char *runtime)
+/* The cases object of runtime in doc, or NULL. */
+static json_object *cases_of(json_object *doc, const char *runtime)
 {
   json_object *all, *rt, *cases;
+
+  if (doc == NULL || !json_object_object_get_ex(doc, "conformance", &all) ||
+      !json_object_object_get_ex(all, runtime, &rt) ||
+      !json_object_object_get_ex(rt, "cases", &cases) ||
+      !json_object_is_type(cases, json_type_object))
+    return NULL;
+  return cases;
+}
+
+static char *failed_cases(json_object *doc, const char *runtime)
+{
+  json_object *cases = cases_of(doc, runtime);
   char *out = calloc(1, 65536);
   size_t used = 0;
 
-  if (out == NULL || !json_object_object_get_ex(doc, "conformance", &all) ||
-      !json_object_object_get_ex(all, runtime, &rt) ||
-      !json_object_object_get_ex(rt, "cases", &cases))
+  if (out == NULL || cases == NULL)
     return out;
   json_object_object_foreach(cases, key, c)
   {
@@ -289,12 +300,10 @@ static void test_lax_runtimes(void)
 /* How many cases of role runtime has in doc. */
 static int role_cases(json_object *doc, const char *runtime, const char *role)
 {
-  json_object *all, *rt, *cases;
+  json_object *cases = cases_of(doc, runtime);
   int n = 0;
 
-  if (doc == NULL || !json_object_object_get_ex(doc, "conformance", &all) ||
-      !json_object_object_get_ex(all, runtime, &rt) ||
-      !json_object_object_get_ex(rt, "cases", &cases))
+  if (cases == NULL)
     return 0;
   json_object_object_foreach(cases, key, c)
   {

@@ -165,6 +165,27 @@ static int script_has(const char *name, const char *needle)
   return strstr(buf, needle) != NULL;
 }
 
+/* The setup actions that install a pinned toolchain from the workflow's
+ * env: which action, its env key, the key of `with` that names it. */
+struct setup {
+  const char *action, *env, *with, *what, *distribution;
+};
+static const struct setup setups[] = {
+    {"actions/setup-go", "GO_VERSION", "go-version", "Go", NULL},
+    {"actions/setup-python", "PYTHON_VERSION", "python-version", "Python",
+     NULL},
+    {"actions/setup-java", "JAVA_VERSION", "java-version", "Java (Temurin)",
+     "temurin"},
+};
+
+static const char *env_text(struct wf *w, const char *key)
+{
+  char path[64];
+
+  snprintf(path, sizeof(path), "env.%s", key);
+  return text(at(w, path));
+}
+
 static void check_toolchains(struct wf *w, const char *name, const char *job)
 {
   yaml_node_t *node = step(w, job, "actions/setup-node");
@@ -177,26 +198,22 @@ static void check_toolchains(struct wf *w, const char *name, const char *job)
          "%s sets up that Node.js", name);
   TAP_OK(step(w, job, "rustup toolchain install \"$RUST_VERSION\"") != NULL,
          "%s installs that Rust", name);
-  node = step(w, job, "actions/setup-go");
-  TAP_OK(exact_version(text(at(w, "env.GO_VERSION"))) && node &&
-             strcmp(text(child(w, child(w, node, "with"), "go-version")),
-                    "${{ env.GO_VERSION }}") == 0,
-         "%s pins Go %s exactly and sets it up", name,
-         text(at(w, "env.GO_VERSION")));
-  node = step(w, job, "actions/setup-python");
-  TAP_OK(exact_version(text(at(w, "env.PYTHON_VERSION"))) && node &&
-             strcmp(text(child(w, child(w, node, "with"), "python-version")),
-                    "${{ env.PYTHON_VERSION }}") == 0,
-         "%s pins Python %s exactly and sets it up", name,
-         text(at(w, "env.PYTHON_VERSION")));
-  node = step(w, job, "actions/setup-java");
-  TAP_OK(exact_version(text(at(w, "env.JAVA_VERSION"))) && node &&
-             strcmp(text(child(w, child(w, node, "with"), "java-version")),
-                    "${{ env.JAVA_VERSION }}") == 0 &&
-             strcmp(text(child(w, child(w, node, "with"), "distribution")),
-                    "temurin") == 0,
-         "%s pins Java %s (Temurin) exactly and sets it up", name,
-         text(at(w, "env.JAVA_VERSION")));
+  for (size_t i = 0; i < sizeof(setups) / sizeof(setups[0]); i++) {
+    const struct setup *t = &setups[i];
+    yaml_node_t *with;
+    char want[64];
+
+    snprintf(want, sizeof(want), "${{ env.%s }}", t->env);
+    node = step(w, job, t->action);
+    with = child(w, node, "with");
+    TAP_OK(exact_version(env_text(w, t->env)) && with &&
+               strcmp(text(child(w, with, t->with)), want) == 0 &&
+               (t->distribution == NULL ||
+                strcmp(text(child(w, with, "distribution")), t->distribution) ==
+                    0),
+           "%s pins %s %s exactly and sets it up", name, t->what,
+           env_text(w, t->env));
+  }
 }
 
 static void test_smoke(void)
