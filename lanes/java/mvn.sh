@@ -21,9 +21,10 @@ cd "$root/lanes/java"
 mvn="mvn -B -ntp -Dstyle.color=never"
 command -v nice >/dev/null 2>&1 && mvn="nice -n 10 $mvn"
 # Maven's own JVM lives for seconds: the first JIT tier alone starts it about
-# twice as fast (the lanes' JVMs keep their own flags). The caller's
+# twice as fast (the lanes' JVMs keep their own flags), and without its
+# performance counters it leaves no /tmp/hsperfdata_* behind. The caller's
 # MAVEN_OPTS come last, so they win.
-MAVEN_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC ${MAVEN_OPTS:-}"
+MAVEN_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData ${MAVEN_OPTS:-}"
 export MAVEN_OPTS
 jar=$root/build/lanes/java/target/crossrun-lane-java-1.0.0.jar
 # Runs mvn quietly: its output (without the colour resets Maven 3.8 writes
@@ -38,7 +39,7 @@ quiet() {
 }
 case "${1:-}" in
   version)
-    jv=$(java -version 2>&1 | head -1)
+    jv=$(java -XX:-UsePerfData -version 2>&1 | head -1)
     mv=$(mvn -B -Dstyle.color=never -v 2>/dev/null | sed "s/$(printf "\033")\\[[0-9;]*m//g" | head -1 | sed "s/ (.*//")
     echo "$jv, $mv"
     ;;
