@@ -9,8 +9,17 @@
 #include "evidence/diff/diff.h"
 #include "evidence/schema/validate.h"
 #include "runner/commands.h"
+#include "tests/lib_env.h"
+#include "tests/lib_memfile.h"
 #include "tests/lib_scratch.h"
 #include "tests/tap.h"
+
+/* Where the commands' messages go when a test does not read them. */
+#ifdef _WIN32
+#define NULL_DEVICE "NUL"
+#else
+#define NULL_DEVICE "/dev/null"
+#endif
 
 #define NSAMPLES 8
 
@@ -171,10 +180,10 @@ static int run(const char *old_path, const char *new_path, const char *extra1,
     argv[argc++] = (char *)extra2;
   free(buf);
   buf = NULL;
-  o = open_memstream(&buf, &len);
-  e = fopen("/dev/null", "w");
+  o = memfile_open(&buf, &len);
+  e = fopen(NULL_DEVICE, "w");
   rc = cmd_compare(argc, argv, o, e);
-  fclose(o);
+  memfile_close(o);
   fclose(e);
   *out = buf;
   return rc;
@@ -472,10 +481,10 @@ static void test_usage_and_json(void)
     size_t n;
     scratch_path(summary, "summary.md");
     scratch_write(summary, "before\n", 7);
-    setenv("GITHUB_STEP_SUMMARY", summary, 1);
+    env_set("GITHUB_STEP_SUMMARY", summary);
     TAP_EQ_INT(run(po, pn, "--fail-on-regression", NULL, &out), 1,
                "with GITHUB_STEP_SUMMARY set: exit 1 (regressions)");
-    unsetenv("GITHUB_STEP_SUMMARY");
+    env_set("GITHUB_STEP_SUMMARY", NULL);
     f = fopen(summary, "r");
     n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
     text[n] = '\0';
@@ -500,23 +509,23 @@ static void test_report_baseline(void)
   char *argv[] = {"report", path, "--baseline", path, "--markdown", "-"};
   char *bad[] = {"report",     path, "--baseline", "/nonexistent.json",
                  "--markdown", "-"};
-  FILE *o, *e = fopen("/dev/null", "w");
+  FILE *o, *e = fopen(NULL_DEVICE, "w");
   int rc;
 
   snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/evidence/quick-c-c.json",
            getenv("CROSSRUN_ROOT") ? getenv("CROSSRUN_ROOT") : ".");
-  o = open_memstream(&buf, &len);
+  o = memfile_open(&buf, &len);
   rc = cmd_report(6, argv, o, e);
-  fclose(o);
+  memfile_close(o);
   TAP_EQ_INT(rc, 0, "crossrun report FILE --baseline FILE --markdown -");
   TAP_OK(buf && strstr(buf, "## Change against the baseline") &&
              strstr(buf, "| change ") && strstr(buf, "**No regression.**"),
          "  the Markdown ends with the change against the baseline");
   free(buf);
   buf = NULL;
-  o = open_memstream(&buf, &len);
+  o = memfile_open(&buf, &len);
   TAP_EQ_INT(cmd_report(6, bad, o, e), 1, "  a missing baseline: exit 1");
-  fclose(o);
+  memfile_close(o);
   fclose(e);
   free(buf);
 }
@@ -532,7 +541,7 @@ static void test_report_baseline_html(void)
   size_t len = 0;
   char *argv[] = {"report", grown, "--baseline", path, "--html", "-"};
   json_object *d, *pkg, *entry;
-  FILE *o, *e = fopen("/dev/null", "w");
+  FILE *o, *e = fopen(NULL_DEVICE, "w");
   const char *section;
   int rc;
 
@@ -561,9 +570,9 @@ static void test_report_baseline_html(void)
   json_object_to_file(grown, d);
   json_object_put(d);
 
-  o = open_memstream(&buf, &len);
+  o = memfile_open(&buf, &len);
   rc = cmd_report(6, argv, o, e);
-  fclose(o);
+  memfile_close(o);
   fclose(e);
   TAP_EQ_INT(rc, 0, "crossrun report FILE --baseline OLD --html -");
   section = buf ? strstr(buf, "<section id=\"baseline\">") : NULL;
@@ -590,7 +599,7 @@ static void test_report_baseline_html(void)
 
 int main(void)
 {
-  unsetenv("GITHUB_STEP_SUMMARY"); /* a CI job's own summary is not ours */
+  env_set("GITHUB_STEP_SUMMARY", NULL); /* a CI job's own summary is not ours */
   if (scratch_create() != 0)
     return tap_done();
   test_self();

@@ -2,15 +2,19 @@
  * its provenance was not verified; --attestation-repo runs gh attestation
  * verify on every file (a fake gh on PATH that passes, fails one file, or
  * is missing), refuses the merge when any does not verify, and records
- * each input as verified; the reports say which inputs were. */
+ * each input as verified; the reports say which inputs were. The fake gh
+ * is this program, copied as gh into a folder put first on PATH: a
+ * Windows program, under wine too, where a script would not be run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <uv.h>
 #include <json-c/json.h>
 
 #include "runner/commands.h"
+#include "tests/lib_env.h"
 #include "tests/lib_json.h"
+#include "tests/lib_memfile.h"
 #include "tests/lib_merge.h"
 #include "tests/lib_validate.h"
 #include "tests/tap.h"
@@ -30,13 +34,13 @@ static int run_cmd(const char *const *args, int nargs, char *so, size_t solen,
   for (int i = 0; i < nargs && i < 14; i++)
     argv[i + 1] = (char *)args[i];
   argv[nargs + 1] = NULL;
-  f[0] = open_memstream(&text[0], &len[0]);
-  f[1] = open_memstream(&text[1], &len[1]);
+  f[0] = memfile_open(&text[0], &len[0]);
+  f[1] = memfile_open(&text[1], &len[1]);
   if (f[0] != NULL && f[1] != NULL)
     rc = cmd_merge(nargs + 1, argv, f[0], f[1]);
   for (int k = 0; k < 2; k++)
     if (f[k] != NULL)
-      fclose(f[k]);
+      memfile_close(f[k]);
   snprintf(so, solen, "%s", text[0] ? text[0] : "");
   snprintf(se, selen, "%s", text[1] ? text[1] : "");
   free(text[0]);
@@ -44,32 +48,55 @@ static int run_cmd(const char *const *args, int nargs, char *so, size_t solen,
   return rc;
 }
 
-/* A fake gh in bindir: logs its arguments, and fails for a file whose name
- * holds $FAKE_GH_FAIL. */
+#ifdef _WIN32
+#define PATH_LIST_SEP ";"
+#define EXE_SUFFIX ".exe"
+#else
+#define PATH_LIST_SEP ":"
+#define EXE_SUFFIX ""
+#endif
+
+/* This program as gh (gh attestation verify FILE ...): logs its arguments
+ * to $FAKE_GH_LOG, and fails for a FILE whose name holds $FAKE_GH_FAIL. */
+static int fake_gh(int argc, char **argv)
+{
+  const char *log = getenv("FAKE_GH_LOG"), *fail = getenv("FAKE_GH_FAIL");
+  FILE *f = log != NULL ? fopen(log, "a") : NULL;
+
+  if (f == NULL) {
+    fprintf(stderr, "fake gh: cannot open $FAKE_GH_LOG\n");
+    return 2;
+  }
+  for (int i = 1; i < argc; i++)
+    fprintf(f, "%s%s", argv[i], i + 1 < argc ? " " : "\n");
+  fclose(f);
+  if (argc > 3 && fail != NULL && *fail != '\0' && strstr(argv[3], fail)) {
+    fprintf(stderr, "Error: no attestations found\n");
+    return 1;
+  }
+  printf("Loaded digest sha256:0 for file\n");
+  return 0;
+}
+
+/* The fake gh in bindir: a copy of this program, logging to gh_log. */
 static int make_fake_gh(void)
 {
-  char path[700];
-  FILE *f;
+  char self[1024], path[700];
+  size_t len = sizeof(self);
+  uv_fs_t req;
+  int rc;
 
   mtest_in_dir(bindir, sizeof(bindir), "bin");
   mtest_in_dir(gh_log, sizeof(gh_log), "gh.log");
-  if (mkdir(bindir, 0755) != 0)
+  snprintf(path, sizeof(path), "%s/gh" EXE_SUFFIX, bindir);
+  if (uv_exepath(self, &len) != 0 || tap_mkdir(bindir) != 0)
     return -1;
-  snprintf(path, sizeof(path), "%s/gh", bindir);
-  f = fopen(path, "w");
-  if (f == NULL)
+  /* The copy keeps the program's mode: executable. */
+  rc = uv_fs_copyfile(NULL, &req, self, path, 0, NULL);
+  uv_fs_req_cleanup(&req);
+  if (rc != 0)
     return -1;
-  fprintf(f,
-          "#!/bin/sh\n"
-          "echo \"$*\" >>'%s'\n"
-          "case \"$3\" in\n"
-          "  *\"${FAKE_GH_FAIL:-//}\"*)\n"
-          "    echo 'Error: no attestations found' >&2; exit 1;;\n"
-          "esac\n"
-          "echo 'Loaded digest sha256:0 for file'\n",
-          gh_log);
-  fclose(f);
-  return chmod(path, 0755);
+  return env_set("FAKE_GH_LOG", gh_log);
 }
 
 static int log_has(const char *needle)
@@ -135,7 +162,7 @@ static void test_verified(void)
   json_object *doc;
   int rc, ok = 1;
 
-  unsetenv("FAKE_GH_FAIL");
+  env_set("FAKE_GH_FAIL", NULL);
   rc = run_cmd(args, 7, so, sizeof(so), se, sizeof(se));
   doc = json_object_from_file(out);
   for (int i = 0; i < 3; i++) {
@@ -190,7 +217,7 @@ static void test_refused(void)
   FILE *f;
   int rc;
 
-  setenv("FAKE_GH_FAIL", "macos", 1);
+  env_set("FAKE_GH_FAIL", "macos");
   rc = run_cmd(args, 7, so, sizeof(so), se, sizeof(se));
   snprintf(want, sizeof(want), "crossrun merge: %s: provenance not verified",
            files[1]);
@@ -203,12 +230,12 @@ static void test_refused(void)
     tap_diag("exit %d: %s", rc, se);
   if (f != NULL)
     fclose(f);
-  unsetenv("FAKE_GH_FAIL");
+  env_set("FAKE_GH_FAIL", NULL);
 
   snprintf(saved, sizeof(saved), "%s", path ? path : "");
-  setenv("PATH", "/nonexistent", 1);
+  env_set("PATH", "/nonexistent");
   rc = run_cmd(args, 7, so, sizeof(so), se, sizeof(se));
-  setenv("PATH", saved, 1);
+  env_set("PATH", saved);
   TAP_OK(rc == 1 && strstr(se, "provenance not verified") != NULL &&
              strstr(se, "cannot run gh") != NULL,
          "without gh, --attestation-repo refuses the merge: %.*s",
@@ -219,17 +246,19 @@ static void test_refused(void)
          "an --attestation-repo that is not OWNER/REPO is bad usage");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
   char path[8192];
 
+  if (argc > 1 && strcmp(argv[1], "attestation") == 0)
+    return fake_gh(argc, argv);
   if (mtest_setup() == 0 && TAP_OK(make_fake_gh() == 0, "a fake gh")) {
     for (int i = 0; i < 3; i++)
       mtest_in_dir(files[i], sizeof(files[i]), mtest_good[i]);
     mtest_in_dir(out, sizeof(out), "merged.json");
-    snprintf(path, sizeof(path), "%s:%s", bindir,
+    snprintf(path, sizeof(path), "%s" PATH_LIST_SEP "%s", bindir,
              getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-    setenv("PATH", path, 1);
+    env_set("PATH", path);
     test_local();
     test_verified();
     test_refused();

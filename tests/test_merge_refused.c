@@ -12,6 +12,7 @@
 #include "evidence/merge/merge.h"
 #include "runner/commands.h"
 #include "tests/lib_json.h"
+#include "tests/lib_memfile.h"
 #include "tests/lib_merge.h"
 #include "tests/lib_validate.h"
 #include "tests/tap.h"
@@ -497,13 +498,13 @@ static int run_cmd(const char *const *args, int nargs, char *out, size_t outlen,
   for (int i = 0; i < nargs && i < 14; i++)
     argv[i + 1] = (char *)args[i];
   argv[nargs + 1] = NULL;
-  f[0] = open_memstream(&text[0], &n[0]);
-  f[1] = open_memstream(&text[1], &n[1]);
+  f[0] = memfile_open(&text[0], &n[0]);
+  f[1] = memfile_open(&text[1], &n[1]);
   if (f[0] != NULL && f[1] != NULL)
     rc = cmd_merge(nargs + 1, argv, f[0], f[1]);
   for (int k = 0; k < 2; k++) {
     if (f[k] != NULL)
-      fclose(f[k]);
+      memfile_close(f[k]);
     snprintf(bufs[k], lens[k], "%s", text[k] ? text[k] : "");
     free(text[k]);
   }

@@ -8,6 +8,7 @@
 
 #include "runner/commands.h"
 #include "runner/options.h"
+#include "tests/lib_memfile.h"
 #include "tests/tap.h"
 
 struct values {
@@ -244,14 +245,14 @@ static void test_usage(void)
   size_t len = 0;
   int all = 1;
 
-  FILE *f = open_memstream(&buf, &len);
+  FILE *f = memfile_open(&buf, &len);
 
   memset(&v, 0, sizeof(v));
   table(&v, t);
   if (f == NULL)
     return;
   options_usage(&cmd, t, f);
-  fclose(f);
+  memfile_close(f);
   text = buf;
   for (int i = 0; t[i].kind; i++) {
     snprintf(want, sizeof(want), "--%s%s%s", t[i].long_name,
@@ -288,7 +289,7 @@ static int crossrun(const char *line, char **out, char **err)
 {
   char buf[512], *argv[16];
   size_t olen = 0, elen = 0;
-  FILE *fo = open_memstream(out, &olen), *fe = open_memstream(err, &elen);
+  FILE *fo = memfile_open(out, &olen), *fe = memfile_open(err, &elen);
   int argc = 0, rc = -1;
 
   snprintf(buf, sizeof(buf), "crossrun %s", line);
@@ -298,9 +299,9 @@ static int crossrun(const char *line, char **out, char **err)
   if (fo != NULL && fe != NULL)
     rc = commands_main(argc, argv, fo, fe);
   if (fo != NULL)
-    fclose(fo);
+    memfile_close(fo);
   if (fe != NULL)
-    fclose(fe);
+    memfile_close(fe);
   return rc;
 }
 
@@ -366,7 +367,7 @@ static char *every_help(void)
 {
   char *help = NULL;
   size_t len = 0;
-  FILE *all = open_memstream(&help, &len);
+  FILE *all = memfile_open(&help, &len);
 
   for (const struct command *c = commands; all && c->name != NULL; c++) {
     char arg0[32], arg1[] = "--help";
@@ -375,7 +376,7 @@ static char *every_help(void)
     c->run(2, argv, all, stderr);
   }
   if (all != NULL)
-    fclose(all);
+    memfile_close(all);
   return help;
 }
 
@@ -420,10 +421,10 @@ static void test_readme(void)
   {
     char *overview = NULL;
     size_t olen = 0;
-    FILE *f2 = open_memstream(&overview, &olen);
+    FILE *f2 = memfile_open(&overview, &olen);
     if (f2 != NULL) {
       commands_usage(f2);
-      fclose(f2);
+      memfile_close(f2);
     }
     TAP_OK(section && overview && strstr(section, overview),
            "the README shows what crossrun --help prints");

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "evidence/write/sanitize.h"
+#include "tests/lib_env.h"
 #include "tests/tap.h"
 
 static struct sanitize rules;
@@ -257,7 +258,7 @@ static void test_environment_ignored(void)
 
   sanitize_init(&before, "/nonexistent/root");
   for (size_t i = 0; i < sizeof(junk) / sizeof(junk[0]); i++)
-    setenv(junk[i][0], junk[i][1], 1);
+    env_set(junk[i][0], junk[i][1]);
   sanitize_init(&after, "/nonexistent/root");
   same = before.nrules == after.nrules;
   for (int i = 0; same && i < before.nrules; i++)
@@ -283,7 +284,7 @@ static void test_environment_ignored(void)
          out);
   for (size_t i = 0; i < sizeof(junk) / sizeof(junk[0]); i++)
     if (strcmp(junk[i][0], "_") != 0 && strcmp(junk[i][0], "OLDPWD") != 0)
-      unsetenv(junk[i][0]);
+      env_set(junk[i][0], NULL);
   sanitize_release(&before);
   sanitize_release(&after);
 }

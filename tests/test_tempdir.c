@@ -1,7 +1,8 @@
 /* runner/tempdir: a sample's private temporary directory is made fresh
- * (mode 0700, under $TMPDIR), its leftovers are listed, and it is removed
- * with everything below it; the failures name what failed. Everything is
- * made under this run's $TMPDIR and removed. */
+ * (mode 0700, under $TMPDIR, TMP on Windows), its leftovers are listed,
+ * and it is removed with everything below it; the failures name what
+ * failed. Everything is made under this run's temporary folder and
+ * removed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,9 +10,35 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <uv.h>
 
 #include "runner/tempdir.h"
+#include "tests/lib_env.h"
 #include "tests/tap.h"
+
+/* The variable that names the temporary folder, and where a path's parts
+ * are joined: on Windows, TMP (GetTempPath reads it first, made a full
+ * path with backslashes), elsewhere TMPDIR (or /tmp). */
+#ifdef _WIN32
+#define TMP_VARIABLE "TMP"
+#define PATH_SEP "\\"
+#else
+#define TMP_VARIABLE "TMPDIR"
+#define PATH_SEP "/"
+#endif
+
+/* The temporary folder the runner's directories go in, into out. */
+static void temporary_folder(char *out, size_t outlen)
+{
+#ifdef _WIN32
+  /* GetTempPath's folder, as libuv gives it (no backslash at the end). */
+  if (uv_os_tmpdir(out, &outlen) != 0)
+    out[0] = '\0';
+#else
+  const char *base = getenv("TMPDIR");
+  snprintf(out, outlen, "%s", base && *base ? base : "/tmp");
+#endif
+}
 
 static int exists(const char *path)
 {
@@ -39,7 +66,7 @@ static int make_sub(const char *dir, const char *name)
 {
   char path[TEMPDIR_PATH_MAX + 256];
   snprintf(path, sizeof(path), "%s/%s", dir, name);
-  return mkdir(path, 0700);
+  return tap_mkdir(path);
 }
 
 static int listed(const struct model_leftovers *l, const char *name)
@@ -53,19 +80,22 @@ static int listed(const struct model_leftovers *l, const char *name)
 static void test_create(void)
 {
   struct tempdir a, b;
-  const char *base = getenv("TMPDIR");
-  char err[512] = "", prefix[TEMPDIR_PATH_MAX];
+  char err[512] = "", base[TEMPDIR_PATH_MAX - 32], prefix[TEMPDIR_PATH_MAX];
   struct stat st;
 
   if (!TAP_EQ_INT(tempdir_create(&a, err, sizeof(err)), 0, "created: %s", err))
     return;
-  snprintf(prefix, sizeof(prefix), "%s/crossrun-",
-           base && *base ? base : "/tmp");
+  temporary_folder(base, sizeof(base));
+  snprintf(prefix, sizeof(prefix), "%s/crossrun-", base);
   TAP_OK(strncmp(a.path, prefix, strlen(prefix)) == 0 &&
              strlen(a.path) == strlen(prefix) + 6,
          "named crossrun-XXXXXX in the temporary folder (%s)", a.path);
   TAP_OK(stat(a.path, &st) == 0 && S_ISDIR(st.st_mode), "it is a directory");
+#ifdef _WIN32
+  TAP_OK(1, "private: mode 0700 # SKIP Windows has no POSIX modes");
+#else
   TAP_EQ_UINT(st.st_mode & 0777, 0700, "private: mode 0700");
+#endif
   if (TAP_EQ_INT(tempdir_create(&b, err, sizeof(err)), 0, "another: %s", err)) {
     TAP_OK(strcmp(a.path, b.path) != 0, "each directory is fresh");
     tempdir_remove(&b, err, sizeof(err));
@@ -75,8 +105,8 @@ static void test_create(void)
 
 static void test_create_fails(void)
 {
-  const char *saved = getenv("TMPDIR");
-  char keep[TEMPDIR_PATH_MAX] = "";
+  const char *saved = getenv(TMP_VARIABLE);
+  char keep[TEMPDIR_PATH_MAX] = "", base[TEMPDIR_PATH_MAX];
   char missing[TEMPDIR_PATH_MAX + 32];
   char err[TEMPDIR_PATH_MAX + 128] = "";
   struct tempdir t;
@@ -84,15 +114,12 @@ static void test_create_fails(void)
 
   if (saved)
     snprintf(keep, sizeof(keep), "%s", saved);
-  snprintf(missing, sizeof(missing), "%s/no-such-folder",
-           saved && *saved ? saved : "/tmp");
-  setenv("TMPDIR", missing, 1);
+  temporary_folder(base, sizeof(base));
+  snprintf(missing, sizeof(missing), "%s" PATH_SEP "no-such-folder", base);
+  env_set(TMP_VARIABLE, missing);
   memset(&t, 'x', sizeof(t));
   rc = tempdir_create(&t, err, sizeof(err));
-  if (saved)
-    setenv("TMPDIR", keep, 1);
-  else
-    unsetenv("TMPDIR");
+  env_set(TMP_VARIABLE, saved ? keep : NULL);
   TAP_OK(rc < 0, "no temporary folder: an error (%d)", rc);
   TAP_HAS_STR(err, "cannot create a temporary directory in",
               "the message says what failed");
