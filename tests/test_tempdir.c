@@ -181,7 +181,7 @@ static int nest(const char *dir, int depth, char *out, size_t outlen)
   size_t n = (size_t)snprintf(out, outlen, "%s", dir);
   for (int i = 0; i < depth; i++) {
     n += (size_t)snprintf(out + n, outlen - n, "/d");
-    if (n >= outlen || mkdir(out, 0700) != 0)
+    if (n >= outlen || tap_mkdir(out) != 0)
       return -1;
   }
   return 0;
