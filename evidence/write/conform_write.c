@@ -2,10 +2,8 @@
  * evidence"), written with json-c in the order a reader sees it. */
 #include "evidence/write/conform_write.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <uv.h>
 
 #include "evidence/write/evidence_json.h"
 
@@ -182,34 +180,5 @@ json_object *conform_evidence_json(const struct conform_evidence *e)
 int conform_evidence_write(const struct conform_evidence *e, const char *path,
                            char *err, size_t errlen)
 {
-  json_object *doc = conform_evidence_json(e);
-  const char *body = json_object_to_json_string_ext(
-      doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-               JSON_C_TO_STRING_NOSLASHESCAPE);
-  char tmp[4200];
-  FILE *f;
-  int rc = 0;
-
-  snprintf(tmp, sizeof(tmp), "%s.partial", path);
-  f = fopen(tmp, "w");
-  if (f == NULL) {
-    snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
-    json_object_put(doc);
-    return -1;
-  }
-  if (fputs(body, f) < 0 || fputc('\n', f) < 0)
-    rc = -1;
-  if (fclose(f) != 0)
-    rc = -1;
-  if (rc == 0) {
-    uv_fs_t req;
-    rc = uv_fs_rename(NULL, &req, tmp, path, NULL);
-    uv_fs_req_cleanup(&req);
-  }
-  if (rc != 0) {
-    snprintf(err, errlen, "cannot write '%s'", path);
-    remove(tmp);
-  }
-  json_object_put(doc);
-  return rc == 0 ? 0 : -1;
+  return evidence_write_doc(conform_evidence_json(e), path, err, errlen);
 }

@@ -1,12 +1,10 @@
 #include "evidence/write/evidence.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
-#include <uv.h>
 
 #include "evidence/write/sanitize.h"
 #include "evidence/write/compare.h"
@@ -654,35 +652,5 @@ static json_object *document(const struct evidence_run *run)
 int evidence_write(const struct evidence_run *run, const char *path, char *err,
                    size_t errlen)
 {
-  json_object *doc = document(run);
-  const char *body = json_object_to_json_string_ext(
-      doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-               JSON_C_TO_STRING_NOSLASHESCAPE);
-  char tmp[4200];
-  FILE *f;
-  int rc = 0;
-
-  snprintf(tmp, sizeof(tmp), "%s.partial", path);
-  f = fopen(tmp, "w");
-  if (f == NULL) {
-    snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
-    json_object_put(doc);
-    return -1;
-  }
-  if (fputs(body, f) < 0 || fputc('\n', f) < 0)
-    rc = -1;
-  if (fclose(f) != 0)
-    rc = -1;
-  if (rc == 0) {
-    uv_fs_t req;
-    /* uv_fs_rename replaces an existing file on every OS. */
-    rc = uv_fs_rename(NULL, &req, tmp, path, NULL);
-    uv_fs_req_cleanup(&req);
-  }
-  if (rc != 0) {
-    snprintf(err, errlen, "cannot write '%s'", path);
-    remove(tmp);
-  }
-  json_object_put(doc);
-  return rc == 0 ? 0 : -1;
+  return evidence_write_doc(document(run), path, err, errlen);
 }

@@ -2,8 +2,52 @@
  * runtimes (with their packages) and the provenance of a record. */
 #include "evidence/write/evidence_json.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <uv.h>
+
+int evidence_write_doc(json_object *doc, const char *path, char *err,
+                       size_t errlen)
+{
+  const char *body = json_object_to_json_string_ext(
+      doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+               JSON_C_TO_STRING_NOSLASHESCAPE);
+  char tmp[4200];
+  FILE *f;
+  int rc = 0;
+
+  /* A longer name would cut the temporary's, which is then another file. */
+  if (strlen(path) + sizeof(".partial") > sizeof(tmp)) {
+    snprintf(err, errlen, "cannot write '%.64s...': the file name is too long",
+             path);
+    json_object_put(doc);
+    return -1;
+  }
+  snprintf(tmp, sizeof(tmp), "%s.partial", path);
+  f = fopen(tmp, "w");
+  if (f == NULL) {
+    snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
+    json_object_put(doc);
+    return -1;
+  }
+  if (fputs(body, f) < 0 || fputc('\n', f) < 0)
+    rc = -1;
+  if (fclose(f) != 0)
+    rc = -1;
+  if (rc == 0) {
+    uv_fs_t req;
+    /* uv_fs_rename replaces an existing file on every OS. */
+    rc = uv_fs_rename(NULL, &req, tmp, path, NULL);
+    uv_fs_req_cleanup(&req);
+  }
+  if (rc != 0) {
+    snprintf(err, errlen, "cannot write '%s'", path);
+    remove(tmp);
+  }
+  json_object_put(doc);
+  return rc == 0 ? 0 : -1;
+}
 
 void evidence_put(json_object *o, const char *key, json_object *v)
 {

@@ -14,6 +14,12 @@
 /* The longest text a field holds (a stderr capture's head and tail). */
 #define EVIDENCE_TEXT_MAX 20000
 
+/* Writes doc (taken) to path as pretty JSON and a newline, through
+ * path.partial renamed over path, so that a reader never sees half a
+ * document. Returns 0, or -1 with a message in err. */
+int evidence_write_doc(json_object *doc, const char *path, char *err,
+                       size_t errlen);
+
 /* Adds v (taken) to o under key. */
 void evidence_put(json_object *o, const char *key, json_object *v);
 
