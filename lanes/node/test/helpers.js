@@ -1,8 +1,11 @@
 'use strict';
-// Shared by the tests: the repository root, the vectors, chunkings, and
-// receivers built in the states of protocol/vectors/README.md.
+// Shared by the tests: the repository root, the vectors, chunkings,
+// receivers built in the states of protocol/vectors/README.md, and the
+// lane's programs run as the runner runs them.
 
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 
 const codec = require('../lib/codec');
@@ -146,6 +149,58 @@ function receiverIn(state, c) {
   };
 }
 
+// Runs argv with a fresh TMPDIR that must be empty again at exit, as the
+// runner gives every peer. Resolves to { code, signal, stdout, stderr }.
+function run(argv, { onStdout } = {}) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'crossrun-node-test-'));
+  const env = { ...process.env, TMPDIR: tmp, TEMP: tmp, TMP: tmp };
+  const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  child.stdout.on('data', (d) => {
+    stdout += d;
+    if (onStdout) onStdout(stdout);
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  const done = new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      const left = fs.readdirSync(tmp);
+      fs.rmSync(tmp, { recursive: true, force: true });
+      resolve({ code, signal, stdout, stderr, tmpLeft: left });
+    });
+  });
+  return { child, done };
+}
+
+// host:port as the runner gives it to a peer: an IPv6 host in brackets.
+function endpoint(host, port) {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+// Starts a server command on host; resolves once READY is printed.
+async function startServer(argv, host = '127.0.0.1') {
+  let ready;
+  const portP = new Promise((resolve) => {
+    ready = resolve;
+  });
+  const r = run([...argv, '--listen', endpoint(host, 0)], {
+    onStdout: (out) => {
+      const m = /^READY (\d+)\n/.exec(out);
+      if (m) ready(Number(m[1]));
+    },
+  });
+  const early = r.done.then((res) => {
+    throw new Error(`server exited before READY: ${JSON.stringify(res)}`);
+  });
+  const port = await Promise.race([portP, early]);
+  early.catch(() => {});
+  return { port, done: r.done, child: r.child };
+}
+
 const SESSION_STATES = [
   'server_expecting_hello',
   'server_expecting_request',
@@ -168,4 +223,7 @@ module.exports = {
   pumpClient,
   receiverIn,
   SESSION_STATES,
+  run,
+  endpoint,
+  startServer,
 };

@@ -5,16 +5,14 @@
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
-const os = require('node:os');
 const path = require('node:path');
 
 const codec = require('../lib/codec');
 const hist = require('../lib/histogram');
 const { FrameParser } = require('../lib/receiver');
-const { ROOT, LANE } = require('./helpers');
+const { ROOT, LANE, run, endpoint, startServer } = require('./helpers');
 
 const { T } = codec;
 
@@ -26,37 +24,6 @@ const HAVE_C = fs.existsSync(C_CLIENT[0]) && fs.existsSync(C_SERVER[0]);
 
 const TIMEOUT = 120000;
 
-// Runs argv with a fresh TMPDIR that must be empty again at exit, as the
-// runner gives every peer. Resolves to { code, signal, stdout, stderr }.
-function run(argv, { onStdout } = {}) {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'crossrun-node-test-'));
-  const env = { ...process.env, TMPDIR: tmp, TEMP: tmp, TMP: tmp };
-  const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8');
-  child.stderr.setEncoding('utf8');
-  child.stdout.on('data', (d) => {
-    stdout += d;
-    if (onStdout) onStdout(stdout);
-  });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  const done = new Promise((resolve) => {
-    child.on('close', (code, signal) => {
-      const left = fs.readdirSync(tmp);
-      fs.rmSync(tmp, { recursive: true, force: true });
-      resolve({ code, signal, stdout, stderr, tmpLeft: left });
-    });
-  });
-  return { child, done };
-}
-
-// host:port as the runner gives it to a peer: an IPv6 host in brackets.
-function endpoint(host, port) {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-}
 
 // Whether ::1 can be bound here (the machine has an IPv6 loopback).
 async function haveIPv6Loopback() {
@@ -67,26 +34,6 @@ async function haveIPv6Loopback() {
   });
   if (ok) await new Promise((resolve) => probe.close(resolve));
   return ok;
-}
-
-// Starts a server command on host; resolves once READY is printed.
-async function startServer(argv, host = '127.0.0.1') {
-  let ready;
-  const portP = new Promise((resolve) => {
-    ready = resolve;
-  });
-  const r = run([...argv, '--listen', endpoint(host, 0)], {
-    onStdout: (out) => {
-      const m = /^READY (\d+)\n/.exec(out);
-      if (m) ready(Number(m[1]));
-    },
-  });
-  const early = r.done.then((res) => {
-    throw new Error(`server exited before READY: ${JSON.stringify(res)}`);
-  });
-  const port = await Promise.race([portP, early]);
-  early.catch(() => {});
-  return { port, done: r.done, child: r.child };
 }
 
 function clientArgs(port, w, host = '127.0.0.1') {

@@ -7,16 +7,14 @@
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
-const os = require('node:os');
 const path = require('node:path');
 const { Duplex } = require('node:stream');
 const tls = require('node:tls');
 
 const codec = require('../lib/codec');
-const { LANE } = require('./helpers');
+const { LANE, run, endpoint, startServer } = require('./helpers');
 
 const { T } = codec;
 
@@ -29,56 +27,15 @@ const SERVER_TLS = ['--transport', 'tls', '--cert', pem('cert.pem'), '--key', pe
 const CLIENT_TLS = ['--transport', 'tls', '--ca', pem('ca.pem')];
 const TIMEOUT = 120000;
 
-// Runs argv with a fresh TMPDIR that must be empty again at exit.
-function run(argv, onStdout) {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'crossrun-node-tls-'));
-  const env = { ...process.env, TMPDIR: tmp, TEMP: tmp, TMP: tmp };
-  const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8');
-  child.stderr.setEncoding('utf8');
-  child.stdout.on('data', (d) => {
-    stdout += d;
-    if (onStdout) onStdout(stdout);
-  });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  return new Promise((resolve) => {
-    child.on('close', (code) => {
-      const left = fs.readdirSync(tmp);
-      fs.rmSync(tmp, { recursive: true, force: true });
-      resolve({ code, stdout, stderr, tmpLeft: left });
-    });
-  });
-}
-
-const endpoint = (host, port) => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
-
-async function startServer(extra, host = '127.0.0.1') {
-  let ready;
-  const portP = new Promise((resolve) => {
-    ready = resolve;
-  });
-  const done = run([...SERVER, '--listen', endpoint(host, 0), ...extra], (out) => {
-    const m = /^READY (\d+)\n/.exec(out);
-    if (m) ready(Number(m[1]));
-  });
-  const early = done.then((res) => {
-    throw new Error(`server exited before READY: ${JSON.stringify(res)}`);
-  });
-  const port = await Promise.race([portP, early]);
-  early.catch(() => {});
-  return { port, done };
-}
+// A server as helpers.startServer starts it, with the TLS flags after it.
+const startTlsServer = (extra, host = '127.0.0.1') => startServer([...SERVER, ...extra], host);
 
 function workloadArgs(w) {
   return ['--warmup', String(w.W), '--round-trips', String(w.N), '--payload-bytes', String(w.P), '--max-in-flight', String(w.M)];
 }
 
 const clientRun = (port, w, extra, host = '127.0.0.1') =>
-  run([...CLIENT, '--connect', endpoint(host, port), ...workloadArgs(w), ...extra]);
+  run([...CLIENT, '--connect', endpoint(host, port), ...workloadArgs(w), ...extra]).done;
 
 // A one-line stderr naming the handshake failure.
 function handshakeLine(res, pattern) {
@@ -109,7 +66,7 @@ const WORKLOADS = [
 ];
 
 async function tlsSession(w, host = '127.0.0.1') {
-  const srv = await startServer(SERVER_TLS, host);
+  const srv = await startTlsServer(SERVER_TLS, host);
   const cli = await clientRun(srv.port, w, CLIENT_TLS, host);
   const s = await srv.done;
   assert.equal(cli.stderr, '', 'client stderr');
@@ -157,7 +114,7 @@ test('tls: node client vs node server on [::1]', { timeout: TIMEOUT }, async (t)
 });
 
 test('tls: a tcp session still prints no tls object', { timeout: TIMEOUT }, async () => {
-  const srv = await startServer([]);
+  const srv = await startTlsServer([]);
   const cli = await clientRun(srv.port, { W: 1, N: 10, P: 8, M: 2 }, []);
   const s = await srv.done;
   assert.equal(cli.code, 0, cli.stderr);
@@ -177,7 +134,7 @@ const REFUSED = [
 
 for (const c of REFUSED) {
   test(`tls: the client refuses ${c.name}`, { timeout: TIMEOUT }, async () => {
-    const srv = await startServer(['--transport', 'tls', '--cert', pem(c.cert), '--key', pem(c.key)]);
+    const srv = await startTlsServer(['--transport', 'tls', '--cert', pem(c.cert), '--key', pem(c.key)]);
     const cli = await clientRun(srv.port, { W: 0, N: 1, P: 0, M: 1 }, ['--transport', 'tls', '--ca', pem(c.ca)]);
     const s = await srv.done;
     assert.equal(cli.code, 1);
@@ -232,7 +189,7 @@ test('tls: the client sends no SNI to an IP address', { timeout: TIMEOUT }, asyn
 // An in-test TLS client against the node server: it completes the
 // handshake with the given options, then sends one whole session.
 async function tlsClientToServer(options) {
-  const srv = await startServer(SERVER_TLS);
+  const srv = await startTlsServer(SERVER_TLS);
   let tickets = 0;
   const got = [];
   const outcome = await new Promise((resolve) => {
@@ -270,7 +227,7 @@ test('tls: the server sends no session tickets', { timeout: TIMEOUT }, async () 
 // connection: it waits for the FIN that follows (else it would close first
 // in TCP, server_closed_first), then exits 0 with its result line.
 test('tls: after close_notify the server waits for the FIN', { timeout: TIMEOUT }, async () => {
-  const srv = await startServer(SERVER_TLS);
+  const srv = await startTlsServer(SERVER_TLS);
   const raw = net.connect({ host: '127.0.0.1', port: srv.port, allowHalfOpen: true });
   let serverFin = false;
   // The TLS client runs over a stream whose end does not end raw, so its
@@ -349,7 +306,7 @@ const BAD_FLAGS = [
 
 for (const [role, args] of BAD_FLAGS) {
   test(`tls: ${role} flags ${args.slice(role === 'client' ? 2 + W1.length : 2).map((a) => path.basename(a)).join(' ')}: exit 2`, async () => {
-    const res = await run([...(role === 'client' ? CLIENT : SERVER), ...args]);
+    const res = await run([...(role === 'client' ? CLIENT : SERVER), ...args]).done;
     assert.equal(res.code, 2, res.stderr);
     assert.equal(res.stdout, '');
     assert.equal(res.stderr.split('\n').length, 2, res.stderr);
@@ -357,7 +314,7 @@ for (const [role, args] of BAD_FLAGS) {
 }
 
 test('tls: --transport tcp given explicitly runs over tcp', { timeout: TIMEOUT }, async () => {
-  const srv = await startServer(['--transport', 'tcp']);
+  const srv = await startTlsServer(['--transport', 'tcp']);
   const cli = await clientRun(srv.port, { W: 0, N: 3, P: 1, M: 1 }, ['--transport=tcp']);
   assert.equal(cli.code, 0, cli.stderr);
   assert.equal((await srv.done).code, 0);
