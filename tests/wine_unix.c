@@ -11,16 +11,18 @@
  * stdout and stderr joined by the script, whose last line is its exit
  * status, "crossrun-wine-exit:N"; the file is read until that line is in.
  *
- * Windows only (mingw-w64); built and used by ci/windows-check alone. */
+ * Windows only (mingw-w64); built and used by ci/windows-check alone, with
+ * platforms/windows_cmdline.c and windows_text.c, which quote the command
+ * line as the runner does. */
+#include "platforms/windows_internal.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <windows.h>
 
 #define EXIT_MARK "\ncrossrun-wine-exit:"
 /* The output kept; a build's is a few KiB. */
 #define OUTPUT_MAX (16u << 20)
-#define COMMAND_MAX 32768
 #define POLL_MS 20
 
 typedef char *(CDECL *unix_name_fn)(LPCWSTR);
@@ -33,38 +35,6 @@ static int fail(const char *what)
   fprintf(stderr, "%s: %s (error %lu)\n", self, what,
           (unsigned long)GetLastError());
   return 127;
-}
-
-/* Appends arg to cmd (room for cap bytes) quoted as Windows programs,
- * and wine for a Linux one, split a command line. Returns 0, or -1 when
- * it does not fit. */
-static int append_arg(char *cmd, size_t cap, const char *arg)
-{
-  size_t n = strlen(cmd);
-
-  if (n + 2 * strlen(arg) + 4 > cap)
-    return -1;
-  if (n > 0)
-    cmd[n++] = ' ';
-  cmd[n++] = '"';
-  for (const char *p = arg;; p++) {
-    size_t slashes = 0;
-    while (*p == '\\')
-      p++, slashes++;
-    /* Backslashes before a quote, or before the closing one, double. */
-    if (*p == '\0' || *p == '"')
-      slashes *= 2;
-    while (slashes-- > 0)
-      cmd[n++] = '\\';
-    if (*p == '\0')
-      break;
-    if (*p == '"')
-      cmd[n++] = '\\';
-    cmd[n++] = *p;
-  }
-  cmd[n++] = '"';
-  cmd[n] = '\0';
-  return 0;
 }
 
 /* The script's Linux path: this program's own path, .sh for .exe (wine's
@@ -120,10 +90,9 @@ int main(int argc, char **argv)
   STARTUPINFOW si;
   PROCESS_INFORMATION pi;
   HANDLE wr, rd;
-  static char cmd[COMMAND_MAX];
-  static WCHAR wcmd[COMMAND_MAX], dir[MAX_PATH], file[MAX_PATH];
-  char *script, *out;
-  WCHAR *sh;
+  static WCHAR dir[MAX_PATH], file[MAX_PATH];
+  char msg[256], *script, *out, **args;
+  WCHAR *sh, *wcmd;
   size_t len = 0;
   DWORD wrote;
   long status;
@@ -134,14 +103,18 @@ int main(int argc, char **argv)
   sh = dos_name ? dos_name("/bin/sh") : NULL;
   if (script == NULL || sh == NULL)
     return fail("runs under wine only, as NAME.exe beside NAME.sh");
-  if (append_arg(cmd, sizeof(cmd), "sh") != 0 ||
-      append_arg(cmd, sizeof(cmd), script) != 0)
-    return fail("the command line is too long");
+  args = calloc((size_t)argc + 2, sizeof(*args));
+  if (args == NULL)
+    return fail("out of memory");
+  args[0] = "sh";
+  args[1] = script;
   for (int i = 1; i < argc; i++)
-    if (append_arg(cmd, sizeof(cmd), argv[i]) != 0)
-      return fail("the command line is too long");
-  if (MultiByteToWideChar(CP_UTF8, 0, cmd, -1, wcmd, COMMAND_MAX) == 0)
-    return fail("the command line is not UTF-8");
+    args[i + 1] = argv[i];
+  if (win_build_command_line((const char *const *)args, &wcmd, msg,
+                             sizeof(msg)) != 0) {
+    fprintf(stderr, "%s: %s\n", self, msg);
+    return 127;
+  }
   if (GetTempPathW(MAX_PATH, dir) == 0 ||
       GetTempFileNameW(dir, L"cwu", 0, file) == 0)
     return fail("cannot name a temporary file");
