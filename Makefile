@@ -100,7 +100,13 @@ ifeq ($(PLATFORM),windows)
       tests/lib_report.c tests/lib_wire.c,$(TEST_LIB_SRC))
 endif
 TEST_LIB := $(BUILD)/tests/libtests.a
-FIXTURE_SRC := tests/fixture.c $(wildcard tests/fixture_*.c)
+# The fixture's OS layer is one of tests/fixture_os_{posix,windows}.c.
+FIXTURE_SRC := tests/fixture.c $(filter-out tests/fixture_os_%.c,\
+    $(wildcard tests/fixture_*.c)) \
+    tests/fixture_os_$(if $(filter windows,$(PLATFORM)),windows,posix).c
+FIXTURE_LIBS := $(if $(filter windows,$(PLATFORM)),-static -lws2_32)
+FIXTURE_CFLAGS := $(if $(filter windows,$(PLATFORM)),\
+    -D__USE_MINGW_ANSI_STDIO=1 -Wno-format)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
@@ -118,6 +124,11 @@ endif
 # runner's orphan and memory checks are tested where they are complete).
 ifeq ($(PLATFORM),linux)
   TARGETS += $(BUILD)/tests/fixture $(BUILD)/crossrun-spawn
+endif
+# The fixture's peers on Windows (tests/fixture_os_windows.c), for the
+# runner's tests under wine.
+ifeq ($(PLATFORM),windows)
+  TARGETS += $(BUILD)/tests/fixture$(EXE)
 endif
 
 .PHONY: all quick test bench clean style check-style help c-lane baseline \
@@ -143,8 +154,8 @@ $(BUILD)/lanes/c/%$(EXE): $(call obj,lanes/c/%.c $(LANE_C_COMMON) $(PROTOCOL_SRC
 $(BUILD)/tests/fixture$(EXE): $(FIXTURE_SRC) $(wildcard tests/fixture*.h) \
     $(PROTOCOL_SRC) protocol/codec.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) -I. $(CFLAGS) -o $@ \
-	  $(FIXTURE_SRC) $(PROTOCOL_SRC)
+	$(CC) -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) $(FIXTURE_CFLAGS) -I. \
+	  $(CFLAGS) -o $@ $(FIXTURE_SRC) $(PROTOCOL_SRC) $(FIXTURE_LIBS)
 
 # The spawn helper between the runner and a measured peer: static, no
 # sanitizer, so that its own small footprint stays below any peer's (see

@@ -14,13 +14,12 @@
  * response need W + N >= 3, and the bit flips need P >= 1; with less the
  * session runs correctly.
  *
- * Blocking POSIX sockets (Linux is enough here); no libuv.
+ * Blocking sockets; no libuv. What differs between POSIX and Windows is
+ * in tests/fixture_os.h (fixture_os_posix.c, fixture_os_windows.c).
  *
  * This file holds the modes, the command line and main; the roles are in
  * tests/fixture_server.c and tests/fixture_client.c, what they share in
  * tests/fixture_common.c, declared in tests/fixture.h. */
-#include <arpa/inet.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,14 +44,15 @@ static const struct mode {
     {"exit3", FIXTURE_SERVER | FIXTURE_CLIENT, FAULT_EXIT3,
      "a correct session, then exit 3 (the client prints nothing)"},
     {"signal", FIXTURE_SERVER, FAULT_SIGNAL,
-     "a correct session, then SIGABRT (core dumps off)"},
+     "a correct session, then " FIXTURE_OS_ABNORMAL_END},
     {"hang", FIXTURE_SERVER | FIXTURE_CLIENT, FAULT_HANG,
      "a correct session, then sleeps forever (the client before printing)"},
     {"leave-file", FIXTURE_SERVER, FAULT_LEAVE_FILE,
      "a correct session, then creates $TMPDIR/leftover.txt, exit 0"},
     {"orphan", FIXTURE_SERVER, FAULT_ORPHAN,
-     "before READY forks a setsid() child that holds the listening socket "
-     "and sleeps (an hour at most); the parent serves correctly"},
+     "before READY starts a child outside its process group (fork and "
+     "setsid; Windows: itself again, detached) that holds the listening "
+     "socket and sleeps (an hour at most); the parent serves correctly"},
     {"flood-stderr", FIXTURE_SERVER | FIXTURE_CLIENT, FAULT_FLOOD_STDERR,
      "64 MiB to stderr in 64 KiB chunks first, then a correct session"},
     {"rss64", FIXTURE_SERVER, FAULT_RSS64,
@@ -253,7 +253,11 @@ int main(int argc, char **argv)
   struct fixture_args a;
   int role;
   size_t i;
+  uint64_t seconds;
 
+  if (argc == 3 && strcmp(argv[1], FIXTURE_ORPHAN_ARG) == 0 &&
+      parse_u64(argv[2], &seconds) == 0 && seconds <= 86400)
+    fixture_os_orphan_main((unsigned)seconds);
   if (argc < 3 || (strcmp(argv[1], "server") && strcmp(argv[1], "client"))) {
     fprintf(stderr, "usage: fixture server MODE --listen 127.0.0.1:0\n"
                     "       fixture client MODE --connect 127.0.0.1:PORT "
@@ -276,9 +280,9 @@ int main(int argc, char **argv)
   fixture_mode_fault = modes[i].fault;
   if (fixture_mode_fault == FAULT_UNSUPPORTED)
     return 127;
+  fixture_os_init();
   memset(&a, 0, sizeof a);
   parse_args(role, argc - 3, argv + 3, &a);
-  signal(SIGPIPE, SIG_IGN);
   return role == FIXTURE_SERVER ? fixture_run_server(&a)
                                 : fixture_run_client(&a);
 }

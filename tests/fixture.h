@@ -3,12 +3,12 @@
 #ifndef CROSSRUN_TESTS_FIXTURE_H
 #define CROSSRUN_TESTS_FIXTURE_H
 
-#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "protocol/codec.h"
+#include "tests/fixture_os.h"
 
 /* What a mode does wrong (tests/fixture.c lists the modes). */
 enum fixture_fault {
@@ -110,11 +110,6 @@ _Noreturn void fixture_die(int status, const char *fmt, ...)
 int fixture_why_set(int err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-_Noreturn void fixture_sleep_forever(void);
-
-/* CLOCK_MONOTONIC in nanoseconds. */
-uint64_t fixture_now_ns(void);
-
 /* Sends all of data (no SIGPIPE). Returns 0, or -1 when the socket fails. */
 int fixture_send_all(int fd, const void *data, size_t len);
 
@@ -147,7 +142,8 @@ void fixture_flood_stderr(void);
 /* The transport flags as lanes/README.md has them (each NULL when not
  * given): exit 2 for a bad combination; over tls exit 127 (a runtime that
  * cannot do TLS) unless the mode is a tls mode, and exit 1 unless each
- * file is a readable regular file and the key is mode 0600. Sets a->tls. */
+ * file is a readable regular file and the key is mode 0600 (where files
+ * have modes: tests/fixture_os.h). Sets a->tls. */
 void fixture_tls_args(int role, const char *transport, const char *cert,
                       const char *key, const char *ca, struct fixture_args *a);
 

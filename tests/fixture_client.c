@@ -2,16 +2,9 @@
  * requests in flight, the client's faults, and its result line. */
 #include <errno.h>
 #include <inttypes.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <sys/resource.h>
 
 #include "protocol/histogram.h"
 #include "tests/fixture.h"
@@ -60,7 +53,7 @@ static void client_fill(struct client *c)
 
     if (!c->timing && c->next_recv == c->w.warmup + 1) {
       c->timing = 1;
-      c->start_ns = fixture_now_ns();
+      c->start_ns = fixture_os_now_ns();
     }
     if (seq > limit || seq - c->next_recv >= c->w.max_in_flight ||
         c->out_cap - c->out_len < frame)
@@ -161,7 +154,7 @@ static int client_frame(struct client *c, const struct proto_header *h,
       return fixture_why_set(PROTO_E_WRONG_PAYLOAD, "RESPONSE %" PRIu64,
                              h->sequence);
     if (h->sequence == c->total)
-      c->end_ns = fixture_now_ns();
+      c->end_ns = fixture_os_now_ns();
     c->next_recv++;
     c->own.responses++;
     return 0;
@@ -223,14 +216,14 @@ static void client_session(struct client *c)
     client_fill(c);
     if (c->out_len > c->out_sent)
       pfd.events |= POLLOUT;
-    if (poll(&pfd, 1, -1) < 0) {
+    if (fixture_os_poll(&pfd, -1) < 0) {
       if (errno == EINTR)
         continue;
-      fixture_die(1, "poll: %s", strerror(errno));
+      fixture_die(1, "poll: %s", fixture_os_error());
     }
     if (pfd.revents & POLLOUT) {
-      n = send(c->fd, c->out + c->out_sent, c->out_len - c->out_sent,
-               MSG_NOSIGNAL | MSG_DONTWAIT);
+      n = fixture_os_send(c->fd, c->out + c->out_sent, c->out_len - c->out_sent,
+                          1);
       if (n > 0)
         c->out_sent += (size_t)n;
       if (c->out_sent == c->out_len) {
@@ -241,7 +234,7 @@ static void client_session(struct client *c)
     }
     if (!(pfd.revents & (POLLIN | POLLHUP | POLLERR)))
       continue;
-    n = recv(c->fd, buf + len, cap - len, MSG_DONTWAIT);
+    n = fixture_os_recv(c->fd, buf + len, cap - len, 1);
     if (n < 0 && (errno == EINTR || errno == EAGAIN))
       continue;
     if (n <= 0)
@@ -282,13 +275,13 @@ static void client_session(struct client *c)
 
 static struct hist latency; /* 58 KiB: not on the stack */
 
-/* The cost fields of the latency modes: CPU as getrusage gives it and a
+/* The cost fields of the latency modes: CPU as the OS gives it and a
  * histogram of N made-up latencies within elapsed_ns, true to SPEC.md
  * section 7's scheme, then broken as the mode says. */
 static void print_cost(uint64_t round_trips, uint64_t elapsed_ns)
 {
   uint64_t per = round_trips ? elapsed_ns / round_trips : 0;
-  struct rusage ru;
+  long user_us, system_us;
   int first = 1;
 
   hist_init(&latency);
@@ -300,10 +293,8 @@ static void print_cost(uint64_t round_trips, uint64_t elapsed_ns)
     latency.count--;
     hist_record(&latency, (int64_t)elapsed_ns + 1);
   }
-  getrusage(RUSAGE_SELF, &ru);
-  printf(",\"cpu_user_us\":%ld,\"cpu_system_us\":%ld",
-         (long)ru.ru_utime.tv_sec * 1000000 + (long)ru.ru_utime.tv_usec,
-         (long)ru.ru_stime.tv_sec * 1000000 + (long)ru.ru_stime.tv_usec);
+  fixture_os_cpu_us(&user_us, &system_us);
+  printf(",\"cpu_user_us\":%ld,\"cpu_system_us\":%ld", user_us, system_us);
   if (latency.count == 0) {
     printf(",\"latency\":{\"count\":0,\"min\":null,\"max\":null,"
            "\"p50\":null,\"p90\":null,\"p99\":null,\"p99_9\":null,"
@@ -336,8 +327,7 @@ static void print_cost(uint64_t round_trips, uint64_t elapsed_ns)
 int fixture_run_client(struct fixture_args *a)
 {
   struct client c;
-  int one = 1;
-  uint64_t started_ns = fixture_now_ns();
+  uint64_t started_ns = fixture_os_now_ns();
 
   memset(&c, 0, sizeof c);
   if (fixture_mode_fault == FAULT_FLOOD_STDERR)
@@ -349,8 +339,8 @@ int fixture_run_client(struct fixture_args *a)
 
   c.fd = socket(AF_INET, SOCK_STREAM, 0);
   if (c.fd < 0 || connect(c.fd, (struct sockaddr *)&a->addr, sizeof a->addr))
-    fixture_die(1, "connect: %s", strerror(errno));
-  setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    fixture_die(1, "connect: %s", fixture_os_error());
+  fixture_os_nodelay(c.fd);
   if (fixture_mode_fault == FAULT_STALL) {
     /* HELLO_ACK then stays unread: the kill at the deadline resets the
      * connection under the server. */
@@ -358,15 +348,15 @@ int fixture_run_client(struct fixture_args *a)
     size_t n = proto_frame_encode(hello, PROTO_HELLO, 0, c.hello,
                                   PROTO_WORKLOAD_BYTES);
     if (fixture_send_all(c.fd, hello, n) != 0)
-      fixture_die(1, "stall: send: %s", strerror(errno));
-    fixture_sleep_forever();
+      fixture_die(1, "stall: send: %s", fixture_os_error());
+    fixture_os_sleep_forever();
   }
   client_session(&c);
-  close(c.fd); /* the client closes first */
+  fixture_os_close(c.fd); /* the client closes first */
 
   switch (fixture_mode_fault) {
   case FAULT_HANG:
-    fixture_sleep_forever();
+    fixture_os_sleep_forever();
     break;
   case FAULT_EXIT3:
     return 3;
@@ -405,7 +395,7 @@ int fixture_run_client(struct fixture_args *a)
       fixture_mode_fault <= FAULT_LATENCY_MAX)
     print_cost(c.w.round_trips, c.end_ns - c.start_ns);
   if (fixture_tls_mode(FIXTURE_CLIENT))
-    fixture_tls_print(FIXTURE_CLIENT, fixture_now_ns() - started_ns);
+    fixture_tls_print(FIXTURE_CLIENT, fixture_os_now_ns() - started_ns);
   printf("}\n");
   return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -3,13 +3,10 @@
  * and the stderr flood. */
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "tests/fixture.h"
@@ -43,19 +40,6 @@ int fixture_why_set(int err, const char *fmt, ...)
   return err;
 }
 
-void fixture_sleep_forever(void)
-{
-  for (;;)
-    pause();
-}
-
-uint64_t fixture_now_ns(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int write_all(int fd, const void *data, size_t len)
 {
   const uint8_t *p = data;
@@ -75,7 +59,7 @@ int fixture_send_all(int fd, const void *data, size_t len)
 {
   const uint8_t *p = data;
   while (len > 0) {
-    ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+    ssize_t n = fixture_os_send(fd, p, len, 0);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
@@ -90,29 +74,30 @@ int fixture_send_all(int fd, const void *data, size_t len)
  * DRAIN_SECONDS, then exits 0: the end of every protocol fault. */
 void fixture_drain_and_exit(int fd)
 {
-  uint64_t deadline = fixture_now_ns() + (uint64_t)DRAIN_SECONDS * 1000000000u;
+  uint64_t deadline =
+      fixture_os_now_ns() + (uint64_t)DRAIN_SECONDS * 1000000000u;
   uint8_t scratch[4096];
 
   for (;;) {
-    uint64_t now = fixture_now_ns();
+    uint64_t now = fixture_os_now_ns();
     struct pollfd pfd = {fd, POLLIN, 0};
     int r;
     ssize_t n;
 
     if (now >= deadline)
       break;
-    r = poll(&pfd, 1, (int)((deadline - now) / 1000000u) + 1);
+    r = fixture_os_poll(&pfd, (int)((deadline - now) / 1000000u) + 1);
     if (r < 0 && errno == EINTR)
       continue;
     if (r <= 0)
       break;
-    n = recv(fd, scratch, sizeof scratch, 0);
+    n = fixture_os_recv(fd, scratch, sizeof scratch, 0);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
       break;
   }
-  close(fd);
+  fixture_os_close(fd);
   exit(0);
 }
 
@@ -132,10 +117,10 @@ void fixture_reject(int fd, int err)
     snprintf(reason, sizeof(reason), "%s: %s", proto_error_name(err),
              fixture_why);
     n = proto_error_encode(frame, proto_error_code_for(err), reason);
-    (void)send(fd, frame, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    (void)fixture_os_send(fd, frame, n, 1);
   }
   if (fd >= 0)
-    close(fd);
+    fixture_os_close(fd);
   exit(1);
 }
 
@@ -230,7 +215,7 @@ int fixture_header_check(int fd, long size, const struct proto_header *h,
 /* Rejects end of stream (or a failed read) with `pending` bytes left. */
 void fixture_reject_eof(int fd, ssize_t n, size_t pending, const char *where)
 {
-  const char *how = n < 0 ? strerror(errno) : "end of stream";
+  const char *how = n < 0 ? fixture_os_error() : "end of stream";
   if (pending > 0)
     fixture_why_set(PROTO_E_TRUNCATED, "%s after %zu bytes of a frame", how,
                     pending);

@@ -1,17 +1,10 @@
 /* The server role of tests/fixture: a correct, blocking, one-session
  * server, and the server's faults. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "tests/fixture.h"
 
@@ -103,7 +96,7 @@ static int server_answer(struct server *s, uint8_t *p,
             proto_error_encode(frame, PROTO_CODE_BAD_WORKLOAD, fixture_why);
         (void)fixture_send_all(s->fd, frame, n);
       }
-      close(s->fd);
+      fixture_os_close(s->fd);
       exit(127);
     }
     s->total = s->w.warmup + s->w.round_trips;
@@ -192,7 +185,7 @@ static void server_session(int fd, uint8_t *buf, size_t cap,
 
   for (;;) {
     size_t off = 0;
-    ssize_t n = recv(fd, buf + len, cap - len, 0);
+    ssize_t n = fixture_os_recv(fd, buf + len, cap - len, 0);
 
     if (n < 0 && errno == EINTR)
       continue;
@@ -237,19 +230,19 @@ static void server_session(int fd, uint8_t *buf, size_t cap,
       if (err == 2) {
         /* The active close: this side of the connection, and so the
          * server's port, goes through TIME_WAIT. Corked, BYE_ACK and the
-         * FIN leave in one segment, so the client cannot close first. */
-        int on = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_CORK, &on, sizeof on);
+         * FIN leave in one segment, so the client cannot close first
+         * (where there is no cork, the FIN follows at once). */
+        (void)fixture_os_cork(fd);
         (void)fixture_send_all(fd, buf, off + include);
         shutdown(fd, SHUT_WR);
-        close(fd);
+        fixture_os_close(fd);
         *done = s;
         return;
       }
       off += (size_t)size;
     }
     if (off > 0 && fixture_send_all(fd, buf, off) != 0) {
-      fixture_why_set(PROTO_E_UNEXPECTED_EOF, "send: %s", strerror(errno));
+      fixture_why_set(PROTO_E_UNEXPECTED_EOF, "send: %s", fixture_os_error());
       fixture_reject(-1, PROTO_E_UNEXPECTED_EOF);
     }
     memmove(buf, buf + off, len - off);
@@ -262,11 +255,11 @@ static void server_session(int fd, uint8_t *buf, size_t cap,
 static void server_result_line(const struct server *s)
 {
   uint64_t frames_received = s->own.requests + 2;
-  struct rusage ru;
+  long user_us, system_us;
 
   if (fixture_mode_fault == FAULT_RESULT_LIE)
     frames_received++;
-  getrusage(RUSAGE_SELF, &ru);
+  fixture_os_cpu_us(&user_us, &system_us);
   printf("{\"round_trips\":%" PRIu64 ",\"warmup_round_trips\":%" PRIu64
          ",\"payload_bytes\":%" PRIu32 ",\"max_in_flight\":%" PRIu32
          ",\"frames_sent\":%" PRIu64 ",\"frames_received\":%" PRIu64
@@ -275,9 +268,7 @@ static void server_result_line(const struct server *s)
          ",\"runtime\":\"fixture\"",
          s->w.round_trips, s->w.warmup, s->w.payload_bytes, s->w.max_in_flight,
          s->own.responses + 2, frames_received, s->own.bytes_sent,
-         s->own.bytes_received,
-         (long)ru.ru_utime.tv_sec * 1000000 + (long)ru.ru_utime.tv_usec,
-         (long)ru.ru_stime.tv_sec * 1000000 + (long)ru.ru_stime.tv_usec);
+         s->own.bytes_received, user_us, system_us);
   if (fixture_tls_mode(FIXTURE_SERVER))
     fixture_tls_print(FIXTURE_SERVER, 0);
   printf("}\n");
@@ -294,7 +285,7 @@ int fixture_run_server(struct fixture_args *a)
   socklen_t bound_len = sizeof bound;
   uint8_t *buf;
   size_t cap;
-  int lfd, fd, one = 1;
+  int lfd, fd;
 
   if (fixture_mode_fault == FAULT_FLOOD_STDERR)
     fixture_flood_stderr();
@@ -311,34 +302,16 @@ int fixture_run_server(struct fixture_args *a)
   lfd = socket(AF_INET, SOCK_STREAM, 0);
   if (lfd < 0 || bind(lfd, (struct sockaddr *)&a->addr, sizeof a->addr) ||
       listen(lfd, 8) || getsockname(lfd, (struct sockaddr *)&bound, &bound_len))
-    fixture_die(1, "listen: %s", strerror(errno));
+    fixture_die(1, "listen: %s", fixture_os_error());
   if (fixture_mode_fault == FAULT_NEVER_READY)
-    fixture_sleep_forever();
+    fixture_os_sleep_forever();
   if (fixture_mode_fault == FAULT_SHORT_PATHS) {
     fprintf(stderr, "%s: %s\n", fixture_prog, FIXTURE_SHORT_PATHS_LINE);
     printf("READY /a/b\n");
     return 1;
   }
-  if (fixture_mode_fault == FAULT_ORPHAN) {
-    pid_t pid = fork();
-    if (pid < 0)
-      fixture_die(1, "fork: %s", strerror(errno));
-    if (pid == 0) {
-      /* Escapes the process group, keeps the port, lets go of the
-       * runner's pipes so that only the port and the process remain. */
-      int null = open("/dev/null", O_RDWR);
-      setsid();
-      if (null >= 0) {
-        dup2(null, 0);
-        dup2(null, 1);
-        dup2(null, 2);
-        if (null > 2)
-          close(null);
-      }
-      sleep(ORPHAN_SECONDS);
-      _exit(0);
-    }
-  }
+  if (fixture_mode_fault == FAULT_ORPHAN)
+    fixture_os_orphan(lfd, ORPHAN_SECONDS);
 
   if (fixture_mode_fault == FAULT_WRONG_PORT) {
     /* A port that was free a moment ago and has no listener now: the
@@ -349,11 +322,11 @@ int fixture_run_server(struct fixture_args *a)
     other.sin_port = 0;
     if (ofd < 0 || bind(ofd, (struct sockaddr *)&other, sizeof other) ||
         getsockname(ofd, (struct sockaddr *)&other, &other_len))
-      fixture_die(1, "wrong-port: %s", strerror(errno));
-    close(ofd);
+      fixture_die(1, "wrong-port: %s", fixture_os_error());
+    fixture_os_close(ofd);
     printf("READY %u\n", (unsigned)ntohs(other.sin_port));
     fflush(stdout);
-    fixture_sleep_forever();
+    fixture_os_sleep_forever();
   }
   if (fixture_mode_fault == FAULT_READY_NUL)
     printf("READY %u%c and more\n", (unsigned)ntohs(bound.sin_port), '\0');
@@ -367,9 +340,9 @@ int fixture_run_server(struct fixture_args *a)
 
   fd = accept(lfd, NULL, NULL);
   if (fd < 0)
-    fixture_die(1, "accept: %s", strerror(errno));
-  close(lfd);
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    fixture_die(1, "accept: %s", fixture_os_error());
+  fixture_os_close(lfd);
+  fixture_os_nodelay(fd);
 
   if (fixture_mode_fault == FAULT_TINY) {
     buf = tiny_buffer;
@@ -382,7 +355,7 @@ int fixture_run_server(struct fixture_args *a)
   }
   server_session(fd, buf, cap, &done);
   if (fixture_mode_fault != FAULT_CLOSE_FIRST)
-    close(fd);
+    fixture_os_close(fd);
   if (buf != tiny_buffer)
     free(buf);
   free((void *)rss_keep);
@@ -390,14 +363,10 @@ int fixture_run_server(struct fixture_args *a)
   switch (fixture_mode_fault) {
   case FAULT_EXIT3:
     return 3;
-  case FAULT_SIGNAL: {
-    struct rlimit none = {0, 0};
-    setrlimit(RLIMIT_CORE, &none);
-    raise(SIGABRT);
-    return 1;
-  }
+  case FAULT_SIGNAL:
+    fixture_os_die_abnormally();
   case FAULT_HANG:
-    fixture_sleep_forever();
+    fixture_os_sleep_forever();
     break;
   case FAULT_STDOUT_LATER:
     printf("bye");
