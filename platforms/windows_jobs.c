@@ -8,7 +8,8 @@
 #include <string.h>
 #include <wchar.h>
 
-#define MAX_JOB_PIDS 256 /* processes listed per job */
+#define MAX_JOB_PIDS 256           /* processes listed per job */
+#define CONSOLE_HOST_GRACE_MS 2000 /* for a console host to end */
 
 /* platform_collect_orphans is given group ids, not procs: each group's job
  * is found here. An entry lives from the spawn to platform_proc_release;
@@ -104,6 +105,7 @@ static void collect_job(HANDLE job, struct model_orphans *out)
     for (DWORD i = 0; i < ids.list.NumberOfProcessIdsInList && i < MAX_JOB_PIDS;
          i++) {
       DWORD pid = (DWORD)ids.list.ProcessIdList[i];
+      char name[sizeof(out->list[0].name)];
       /* PROCESS_QUERY_INFORMATION: IsProcessInJob on a handle with only
        * the limited right fails with access denied, and a check that
        * skipped every process it could not ask about would find none. */
@@ -124,9 +126,20 @@ static void collect_job(HANDLE job, struct model_orphans *out)
         CloseHandle(h);
         continue;
       }
+      process_name(h, name, sizeof(name));
+      /* A peer started without the runner's console gets a console host
+       * of its own (conhost.exe, in the peer's job), which ends once the
+       * last process of its console has: not a process the peer left
+       * behind, unless it is still there after the grace period. */
+      if (h != NULL && _stricmp(name, "conhost.exe") == 0 &&
+          WaitForSingleObject(h, CONSOLE_HOST_GRACE_MS) != WAIT_TIMEOUT) {
+        CloseHandle(h);
+        continue;
+      }
       if (out->count < MODEL_MAX_ORPHANS) {
         out->list[out->count].pid = (long)pid;
-        process_name(h, out->list[out->count].name, sizeof(out->list[0].name));
+        snprintf(out->list[out->count].name, sizeof(out->list[0].name), "%s",
+                 name);
       }
       out->count++;
       if (h != NULL)
