@@ -7,34 +7,26 @@
  *   which is not the contract's `READY <port>`.
  * The run must end with its evidence written and each sample failed for
  * its own reason, not with the coordinator crashed. */
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
 
+#include "tests/lib_child.h"
 #include "tests/lib_json.h"
+#include "tests/lib_scratch.h"
 #include "tests/tap.h"
-
-extern char **environ;
 
 static char dir[512], crossrun[1024], fixture[1024];
 
-/* Runs crossrun with args (stdout and stderr to dir/run.out), at most
- * seconds. Its exit code, 128 + N for signal N, or -1 when it was killed at
- * the deadline or did not start. */
+/* Runs crossrun with args, at most seconds. Its exit code, 128 + N for
+ * signal N, or -1 when it was killed at the deadline or did not start. */
 static int run(const char *const *args, double seconds)
 {
   const char *argv[16];
-  char out[600];
-  posix_spawn_file_actions_t fa;
-  pid_t pid;
-  int n = 0, status;
+  struct child_run r;
+  int n = 0, rc;
 
   argv[n++] = crossrun;
   while (args[n - 1] != NULL && n < 15) {
@@ -42,24 +34,14 @@ static int run(const char *const *args, double seconds)
     n++;
   }
   argv[n] = NULL;
-  snprintf(out, sizeof(out), "%s/run.out", dir);
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  n = posix_spawn(&pid, crossrun, &fa, NULL, (char *const *)argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (n != 0)
-    return -1;
-  for (long waited = 0; waited < (long)(seconds * 1000); waited += 20) {
-    struct timespec t = {0, 20 * 1000000L};
-    if (waitpid(pid, &status, WNOHANG) == pid)
-      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    nanosleep(&t, NULL);
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, &status, 0);
-  return -1;
+  rc = child_run(&r, argv, NULL, NULL, seconds);
+  rc = rc != 0 || r.timed_out || !r.exited ? -1
+       : r.term_signal                     ? 128 + r.term_signal
+                                           : (int)r.exit_status;
+  if (rc != 1)
+    child_explain(&r, "crossrun");
+  child_release(&r);
+  return rc;
 }
 
 /* The first sample of lane in doc, as "lanes.<lane>.samples.0.<what>". */
@@ -155,7 +137,7 @@ int main(void)
 {
   const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
   const char *root = getenv("CROSSRUN_ROOT");
-  char cwd[900], cmd[700];
+  char cwd[900];
 
   if (getcwd(cwd, sizeof(cwd)) == NULL || tap_mkdtemp(dir, sizeof dir) == NULL)
     return 1;
@@ -164,8 +146,7 @@ int main(void)
   snprintf(fixture, sizeof(fixture), "%s/%s/tests/fixture", root ? root : cwd,
            build);
   test_hostile_peers();
-  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-  if (system(cmd) != 0)
+  if (scratch_remove_tree(dir, 4) != 0)
     tap_diag("could not remove %s", dir);
   return tap_done();
 }

@@ -3,21 +3,23 @@
  * that check fail, with the right reason, nothing left running and no
  * temporary entry left. Then `crossrun quick` itself, with its evidence
  * file read back field by field. */
-#include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <json-c/json.h>
 
 #include "platforms/platform.h"
 #include "runner/sample.h"
+#include "tests/lib_child.h"
 #include "tests/lib_json.h"
+#include "tests/lib_samples.h"
+#include "tests/lib_scratch.h"
 #include "tests/tap.h"
 
 #define MIB (1024 * 1024)
+/* Why the peers' memory figures are not checked under wine. */
+#define WINE_MEMORY                                                            \
+  "wine gives no peak working set of another process, and the sampled "        \
+  "working set counts wine's own libraries and heaps"
 
 static char fixture[1024], c_server[1024], c_client[1024], crossrun[1024];
 
@@ -45,23 +47,6 @@ static struct model_limits test_limits(void)
   l.exit_timeout_ms = (uint64_t)(tap_timeout_s(2) * 1000);
   l.kill_grace_ms = 500;
   return l;
-}
-
-/* Nothing of the sample may remain: its temporary directory, and any
- * process of the peers' groups. */
-static void assert_nothing_left(const char *name, struct model_sample *r)
-{
-  struct stat st;
-  int alive = 0;
-
-  if (r->server.pid > 0 && kill(-(pid_t)r->server.pid, 0) == 0)
-    alive++;
-  if (r->client.pid > 0 && kill(-(pid_t)r->client.pid, 0) == 0)
-    alive++;
-  TAP_OK(alive == 0, "%s: no process of the sample is left", name);
-  TAP_OK(r->temp_dir[0] != '\0' && stat(r->temp_dir, &st) != 0 &&
-             errno == ENOENT,
-         "%s: the temporary directory is removed", name);
 }
 
 static int run_sample(struct model_sample *r, struct peer_cmd server,
@@ -93,6 +78,14 @@ struct fault_case {
 static void run_fault(const struct fault_case *fc)
 {
   struct model_sample r;
+  char why[200];
+
+  if (strcmp(fc->reason, "server_closed_first") == 0 &&
+      !samples_port_states(why, sizeof why)) {
+    TAP_OK(1, "%s # SKIP the runner cannot tell who closed first here: %s",
+           fc->name, why);
+    return;
+  }
 
   if (run_sample(&r, fc->server, fc->client, small, test_limits()) != 0) {
     TAP_OK(0, "%s: the sample ran", fc->name);
@@ -109,7 +102,7 @@ static void run_fault(const struct fault_case *fc)
   if (fc->message_has)
     TAP_OK(strstr(r.message, fc->message_has) != NULL,
            "%s: the message says '%s'", fc->name, fc->message_has);
-  assert_nothing_left(fc->name, &r);
+  samples_nothing_left(fc->name, &r);
   model_sample_release(&r);
 }
 
@@ -139,7 +132,7 @@ static void test_c_lane_passes(void)
   TAP_OK(!r.client.forced && !r.server.forced && r.server.exited &&
              r.client.exited,
          "c-c: both exited by themselves");
-  assert_nothing_left("c-c", &r);
+  samples_nothing_left("c-c", &r);
   model_sample_release(&r);
 }
 
@@ -156,7 +149,7 @@ static void test_faults(void)
       {"client exits 3", c_peer(1), fixture_peer("client", "exit3"),
        "client_exit", MODEL_CHECK_CLIENT_EXIT, "exited with 3"},
       {"server dies by a signal", fixture_peer("server", "signal"), c_peer(0),
-       "signal", MODEL_CHECK_SERVER_EXIT, "SIGABRT"},
+       SAMPLES_DEATH_REASON, MODEL_CHECK_SERVER_EXIT, SAMPLES_DEATH_SAYS},
       {"server hangs", fixture_peer("server", "hang"), c_peer(0),
        "timeout_server", MODEL_CHECK_SERVER_EXIT, "deadline"},
       {"client hangs", c_peer(1), fixture_peer("client", "hang"),
@@ -212,7 +205,7 @@ static void test_unsupported_and_missing(void)
     TAP_OK(r.status == MODEL_UNSUPPORTED,
            "a client exiting 127 is unsupported, not failed (%s)",
            model_status_name(r.status));
-    assert_nothing_left("unsupported", &r);
+    samples_nothing_left("unsupported", &r);
     model_sample_release(&r);
   }
   if (run_sample(&r, fixture_peer("server", "unsupported"), c_peer(0), small,
@@ -220,13 +213,13 @@ static void test_unsupported_and_missing(void)
     TAP_OK(r.status == MODEL_UNSUPPORTED && !r.client.started,
            "a server exiting 127 before READY is unsupported (%s)",
            model_status_name(r.status));
-    assert_nothing_left("unsupported server", &r);
+    samples_nothing_left("unsupported server", &r);
     model_sample_release(&r);
   }
   if (run_sample(&r, missing, c_peer(0), small, test_limits()) == 0) {
     TAP_OK(r.status == MODEL_ERROR && strstr(r.message, "cannot start"),
            "a missing program is a runner error: %s", r.message);
-    assert_nothing_left("missing program", &r);
+    samples_nothing_left("missing program", &r);
     model_sample_release(&r);
   }
 }
@@ -261,11 +254,14 @@ static void test_memory(void)
   if (run_sample(&r, fixture_peer("server", "rss64"), c_peer(0), small,
                  test_limits()) == 0) {
     TAP_OK(r.status == MODEL_PASSED, "rss64 passes (%s)", r.message);
-    TAP_OK(r.server.peak_rss_bytes >= 64 * MIB &&
-               r.server.peak_rss_bytes <= 64 * MIB + 6 * MIB,
-           "a server touching 64 MiB peaks at 64 MiB plus its own small "
-           "size: %.1f MiB (%s)",
-           (double)r.server.peak_rss_bytes / MIB, r.server.peak_rss_source);
+    if (samples_under_wine())
+      TAP_OK(1, "rss64's peak # SKIP %s", WINE_MEMORY);
+    else
+      TAP_OK(r.server.peak_rss_bytes >= 64 * MIB &&
+                 r.server.peak_rss_bytes <= 64 * MIB + 6 * MIB,
+             "a server touching 64 MiB peaks at 64 MiB plus its own small "
+             "size: %.1f MiB (%s)",
+             (double)r.server.peak_rss_bytes / MIB, r.server.peak_rss_source);
     model_sample_release(&r);
   }
   /* The coordinator now holds far more than the tiny peer will: its
@@ -279,15 +275,19 @@ static void test_memory(void)
     TAP_OK(r.status == MODEL_PASSED, "tiny passes (%s)", r.message);
     /* Started through the spawn helper, whose image is what the peer's
      * exec replaces, ru_maxrss is the peer's own. */
-    TAP_OK(r.server.os_peak_rss_bytes > 0 &&
-               r.server.os_peak_rss_bytes < 8 * MIB,
-           "the OS's ru_maxrss of the tiny peer does not carry the "
-           "coordinator's memory: %.1f MiB",
-           (double)r.server.os_peak_rss_bytes / MIB);
-    TAP_OK(r.server.peak_rss_bytes > 0 && r.server.peak_rss_bytes < 8 * MIB,
-           "the reported peak is the tiny peer's own: %.2f MiB (%s)",
-           (double)r.server.peak_rss_bytes / MIB,
-           r.server.peak_rss_source ? r.server.peak_rss_source : "none");
+    if (samples_under_wine()) {
+      TAP_OK(1, "the tiny peer's peaks # SKIP %s", WINE_MEMORY);
+    } else {
+      TAP_OK(r.server.os_peak_rss_bytes > 0 &&
+                 r.server.os_peak_rss_bytes < 8 * MIB,
+             "the OS's ru_maxrss of the tiny peer does not carry the "
+             "coordinator's memory: %.1f MiB",
+             (double)r.server.os_peak_rss_bytes / MIB);
+      TAP_OK(r.server.peak_rss_bytes > 0 && r.server.peak_rss_bytes < 8 * MIB,
+             "the reported peak is the tiny peer's own: %.2f MiB (%s)",
+             (double)r.server.peak_rss_bytes / MIB,
+             r.server.peak_rss_source ? r.server.peak_rss_source : "none");
+    }
     model_sample_release(&r);
   }
   /* Touch the ballast so it cannot be optimised away before the run. */
@@ -310,34 +310,50 @@ static void test_interrupt(void)
   TAP_OK(r.status == MODEL_ERROR && r.failure_reason &&
              strcmp(r.failure_reason, "interrupted") == 0,
          "a stop request ends the sample as interrupted");
-  assert_nothing_left("interrupted", &r);
+  samples_nothing_left("interrupted", &r);
   model_sample_release(&r);
+}
+
+/* Runs crossrun with args (NULL-terminated, at most 8) to its end, its
+ * output kept in *r (child_release'd by the caller). */
+static void run_crossrun(struct child_run *r, const char *const *args,
+                         double timeout_s)
+{
+  const char *argv[10] = {crossrun};
+
+  for (int i = 0; i < 8 && args[i]; i++)
+    argv[i + 1] = args[i];
+  if (child_run(r, argv, NULL, NULL, timeout_s) != 0)
+    tap_diag("cannot start %s", crossrun);
 }
 
 static void test_crossrun_quick(void)
 {
-  char dir[512], out[768], cmd[2048], *text;
+  char dir[512], out[768], *text;
   const char *forbidden[] = {"/tmp/", "/root", "/home/", "/work/"};
+  const char *args[] = {"quick", "--lanes", "c-c", "--samples", "2",
+                        "--out", out,       NULL,  NULL};
+  struct child_run run;
   json_object *doc;
   FILE *f;
   long size;
-  int status;
 
   if (tap_mkdtemp(dir, sizeof dir) == NULL)
     return;
   snprintf(out, sizeof(out), "%s/evidence.json", dir);
-  snprintf(cmd, sizeof(cmd),
-           "%s quick --lanes c-c --samples 2 --out %s >%s/stdout 2>&1",
-           crossrun, out, dir);
-  status = system(cmd);
-  TAP_OK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-         "crossrun quick --lanes c-c exits 0");
+  if (samples_under_wine()) {
+    args[7] = "--no-packages";
+    TAP_OK(1, "quick measures the C runtime's package # SKIP its command "
+              "runs sh, which a Windows program under wine cannot start");
+  }
+  run_crossrun(&run, args, tap_timeout_s(600));
+  if (!TAP_OK(child_succeeded(&run), "crossrun quick --lanes c-c exits 0"))
+    child_explain(&run, "crossrun quick");
   doc = json_object_from_file(out);
   TAP_OK(doc != NULL, "the evidence file is JSON");
   if (doc != NULL) {
     TAP_OK(json_object_get_int(json_at(doc, "schema_version")) == 1 &&
-               strcmp(json_object_get_string(json_at(doc, "mode")), "quick") ==
-                   0 &&
+               strcmp(json_str_at(doc, "mode"), "quick") == 0 &&
                !json_object_get_boolean(json_at(doc, "performance_claims")) &&
                json_object_get_boolean(json_at(doc, "complete")),
            "evidence: schema version, mode quick, no performance claims, "
@@ -348,7 +364,12 @@ static void test_crossrun_quick(void)
                json_object_get_int(json_at(doc, "machine.logical_cpus")) > 0 &&
                json_object_get_int64(json_at(doc, "machine.memory_bytes")) > 0,
            "evidence: the machine");
-    {
+    if (strcmp(json_str_at(doc, "machine.os"), "linux")) {
+      TAP_OK(1,
+             "evidence: machine.cgroup_v2 # SKIP Linux's: machine.os is "
+             "%s",
+             json_str_at(doc, "machine.os"));
+    } else {
       /* Whether a per-peer cgroup v2 could be made here and why not: on a
        * hybrid v1 host (cgroup2 mounted without controllers) it cannot. */
       json_object *c = json_at(doc, "machine.cgroup_v2");
@@ -358,8 +379,7 @@ static void test_crossrun_quick(void)
           c &&
               json_object_is_type(json_at(c, "delegated"), json_type_boolean) &&
               (delegated ? why == NULL : why != NULL && why[0] != '\0') &&
-              strcmp(json_object_get_string(json_at(c, "tree_figures_from")),
-                     "subreaper") == 0,
+              strcmp(json_str_at(c, "tree_figures_from"), "subreaper") == 0,
           "evidence: machine.cgroup_v2 says whether a per-peer cgroup "
           "could be made, and the tree figures' source: %s",
           delegated ? "delegated"
@@ -378,36 +398,35 @@ static void test_crossrun_quick(void)
       json_object *s;
       snprintf(p, sizeof(p), "lanes.c-c.samples.%d", i);
       s = json_at(doc, p);
-      TAP_OK(s &&
-                 strcmp(json_object_get_string(json_at(s, "status")),
-                        "passed") == 0 &&
+      TAP_OK(s && strcmp(json_str_at(s, "status"), "passed") == 0 &&
                  json_object_get_int64(json_at(s, "elapsed_ns")) > 0,
              "sample %d: passed with elapsed_ns", i);
+      TAP_OK(json_at(s, "client.exit.code") &&
+                 json_object_get_int(json_at(s, "client.exit.code")) == 0 &&
+                 json_object_get_int64(json_at(s, "server.cpu.user_ns")) >= 0 &&
+                 json_at(s, "server.cpu.user_ns"),
+             "sample %d: exit codes and CPU per peer", i);
+      TAP_OK(json_object_get_int64(json_at(s, "client.memory.peak_rss_bytes")) >
+                     0 &&
+                 json_at(s, "client.memory.peak_rss_source") &&
+                 json_at(s, "server.memory."
+                            "coordinator_peak_rss_at_spawn_bytes"),
+             "sample %d: labelled peak RSS per peer", i);
+      if (samples_under_wine())
+        TAP_OK(1, "sample %d: the OS's peak RSS # SKIP %s", i, WINE_MEMORY);
+      else
+        TAP_OK(json_at(s, "server.memory.os_peak_rss_bytes"),
+               "sample %d: the OS's peak RSS", i);
       TAP_OK(
-          json_at(s, "client.exit.code") &&
-              json_object_get_int(json_at(s, "client.exit.code")) == 0 &&
-              json_object_get_int64(json_at(s, "server.cpu.user_ns")) >= 0 &&
-              json_at(s, "server.cpu.user_ns") &&
-              json_object_get_int64(
-                  json_at(s, "client.memory.peak_rss_bytes")) > 0 &&
-              json_at(s, "client.memory.peak_rss_source") &&
-              json_at(s, "server.memory.os_peak_rss_bytes") &&
-              json_at(s, "server.memory.coordinator_peak_rss_at_spawn_bytes"),
-          "sample %d: exit codes, CPU and labelled peak RSS per peer", i);
-      TAP_OK(
-          strcmp(json_object_get_string(json_at(s, "checks.port_free.outcome")),
-                 "passed") == 0 &&
-              strcmp(json_object_get_string(
-                         json_at(s, "checks.temp_clean.outcome")),
-                     "passed") == 0 &&
+          strcmp(json_str_at(s, "checks.port_free.outcome"), "passed") == 0 &&
+              strcmp(json_str_at(s, "checks.temp_clean.outcome"), "passed") ==
+                  0 &&
               json_at(s, "checks.no_orphans.reason"),
           "sample %d: every check with its outcome and reason", i);
-      TAP_OK(
-          json_at(s, "reproduce.crossrun") &&
-              strstr(json_object_get_string(json_at(s, "reproduce.crossrun")),
-                     "--lanes c-c") &&
-              json_at(s, "reproduce.client"),
-          "sample %d: a command line that reproduces it", i);
+      TAP_OK(json_at(s, "reproduce.crossrun") &&
+                 strstr(json_str_at(s, "reproduce.crossrun"), "--lanes c-c") &&
+                 json_at(s, "reproduce.client"),
+             "sample %d: a command line that reproduces it", i);
     }
     TAP_OK(
         json_object_get_int(json_at(doc, "cleanliness.pairs_started")) == 2 &&
@@ -433,15 +452,10 @@ static void test_crossrun_quick(void)
        * gives ("exact, tree of 1: client"), as the reports do. */
       const char *label = json_object_get_string(
           json_at(doc, "lanes.c-c.samples.0.client.memory.label"));
-      char path[800], line[1024], row[1024] = "";
-      FILE *so;
-      snprintf(path, sizeof(path), "%s/stdout", dir);
-      so = fopen(path, "r");
-      while (so && fgets(line, sizeof(line), so))
-        if (strncmp(line, "c-c ", 4) == 0 && row[0] == '\0')
-          snprintf(row, sizeof(row), "%s", line);
-      if (so)
-        fclose(so);
+      const char *line = run.stdout_buf ? strstr(run.stdout_buf, "c-c ") : 0;
+      char row[1024] = "";
+      if (line != NULL && (line == run.stdout_buf || line[-1] == '\n'))
+        snprintf(row, sizeof(row), "%.*s", (int)strcspn(line, "\r\n"), line);
       TAP_OK(label && strstr(row, " MiB ") && strstr(row, label),
              "the summary's peak RSS shows the memory label '%s': %s",
              label ? label : "(none)", row);
@@ -464,27 +478,34 @@ static void test_crossrun_quick(void)
   }
   if (f)
     fclose(f);
-  snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-  if (system(cmd) != 0)
+  child_release(&run);
+  if (scratch_remove_tree(dir, 4) != 0)
     tap_diag("could not remove %s", dir);
 }
 
 static void test_crossrun_usage(void)
 {
-  static const char *bad[] = {
-      "quick --lanes x-y", "quick --samples nope", "quick --host 192.0.2.1",
-      "frobnicate",        "quick --nope",
+  static const char *bad[][4] = {
+      {"quick", "--lanes", "x-y"},
+      {"quick", "--samples", "nope"},
+      {"quick", "--host", "192.0.2.1"},
+      {"frobnicate"},
+      {"quick", "--nope"},
   };
-  char cmd[2048];
+  static const char *help[] = {"quick", "--help", NULL};
+  struct child_run run;
 
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-    snprintf(cmd, sizeof(cmd), "%s %s >/dev/null 2>&1", crossrun, bad[i]);
-    int status = system(cmd);
-    TAP_OK(WIFEXITED(status) && WEXITSTATUS(status) == 2, "crossrun %s exits 2",
-           bad[i]);
+    run_crossrun(&run, bad[i], tap_timeout_s(30));
+    TAP_OK(run.exited && run.exit_status == 2, "crossrun %s%s%s%s%s exits 2",
+           bad[i][0], bad[i][1] ? " " : "", bad[i][1] ? bad[i][1] : "",
+           bad[i][2] ? " " : "", bad[i][2] ? bad[i][2] : "");
+    child_release(&run);
   }
-  snprintf(cmd, sizeof(cmd), "%s quick --help | grep -q -- --lanes", crossrun);
-  TAP_OK(system(cmd) == 0, "crossrun quick --help lists the options");
+  run_crossrun(&run, help, tap_timeout_s(30));
+  TAP_OK(run.stdout_buf && strstr(run.stdout_buf, "--lanes"),
+         "crossrun quick --help lists the options");
+  child_release(&run);
 }
 
 int main(void)

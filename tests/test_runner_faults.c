@@ -5,14 +5,12 @@
  * runs a misbehaving fixture peer (tests/fixture.c) against the C lane and
  * asserts the status, the stage, the reason, the failed check and that
  * nothing is left behind. */
-#include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "platforms/platform.h"
 #include "runner/sample.h"
+#include "tests/lib_samples.h"
 #include "tests/tap.h"
 
 static char fixture[1024], c_server[1024], c_client[1024];
@@ -60,23 +58,6 @@ static int run_sample(struct model_sample *r, struct peer_cmd server,
   return rc;
 }
 
-/* Nothing of the sample may remain: its temporary directory, and any
- * process of the peers' groups. */
-static void assert_nothing_left(const char *name, struct model_sample *r)
-{
-  struct stat st;
-  int alive = 0;
-
-  if (r->server.pid > 0 && kill(-(pid_t)r->server.pid, 0) == 0)
-    alive++;
-  if (r->client.pid > 0 && kill(-(pid_t)r->client.pid, 0) == 0)
-    alive++;
-  TAP_OK(alive == 0, "%s: no process of the sample is left", name);
-  TAP_OK(r->temp_dir[0] != '\0' && stat(r->temp_dir, &st) != 0 &&
-             errno == ENOENT,
-         "%s: the temporary directory is removed", name);
-}
-
 struct fault_case {
   const char *name;
   struct peer_cmd server;
@@ -105,7 +86,7 @@ static int run_fault(const struct fault_case *fc, struct model_sample *r)
          r->checks[fc->failing].reason);
   if (fc->message_has)
     TAP_HAS_STR(r->message, fc->message_has, "%s: the message", fc->name);
-  assert_nothing_left(fc->name, r);
+  samples_nothing_left(fc->name, r);
   return 1;
 }
 
@@ -289,8 +270,15 @@ static void test_server_closes_first(void)
       {fixture_peer("server", "ok"), fixture_peer("client", "ok")},
   };
   int failed_alike = 0;
+  char why[200];
+  int states = samples_port_states(why, sizeof why);
 
-  for (int i = 0; i < CLOSE_FIRST_RUNS; i++) {
+  if (!states)
+    TAP_OK(1,
+           "server closes first # SKIP the runner cannot tell who closed "
+           "first here: %s",
+           why);
+  for (int i = 0; i < CLOSE_FIRST_RUNS && states; i++) {
     struct model_sample r;
     if (!run_fault(&close_first, &r))
       continue;
@@ -300,8 +288,9 @@ static void test_server_closes_first(void)
         strstr(r.checks[MODEL_CHECK_PORT_FREE].reason, "TIME_WAIT") != NULL;
     model_sample_release(&r);
   }
-  TAP_EQ_INT(failed_alike, CLOSE_FIRST_RUNS,
-             "server closes first: the same reason and state in every run");
+  if (states)
+    TAP_EQ_INT(failed_alike, CLOSE_FIRST_RUNS,
+               "server closes first: the same reason and state in every run");
   for (int i = 0; i < CLOSE_FIRST_RUNS; i++) {
     struct model_sample r;
     struct peer_cmd *lane = lanes[i % 2];

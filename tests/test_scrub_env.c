@@ -18,6 +18,20 @@ extern char **environ;
 
 static char crossrun[SCRATCH_PATH_CAP], fixture[SCRATCH_PATH_CAP];
 static char matrix[SCRATCH_PATH_CAP];
+/* The quick's folder: the scratch folder. */
+static char cwd[SCRATCH_PATH_CAP];
+
+/* path into out (SCRATCH_PATH_CAP bytes), with its drive on Windows: a
+ * path from the root of no drive (CROSSRUN_ROOT and TMPDIR under wine are
+ * Linux paths) would be taken on the drive of the folder it runs in. */
+static void with_drive(char *out, const char *path)
+{
+#ifdef _WIN32
+  if (_fullpath(out, path, SCRATCH_PATH_CAP) != NULL)
+    return;
+#endif
+  snprintf(out, SCRATCH_PATH_CAP, "%s", path);
+}
 
 /* environ with extra ("NAME=value" each) put in front, so that they win.
  * The caller frees the array (not its strings). */
@@ -113,11 +127,14 @@ static char *quick(const char *name, const char *const *extra)
   int rc;
 
   scratch_path(out, name);
-  rc = env ? child_run(&r, argv, scratch_root, env, tap_timeout_s(120)) : -1;
+  rc = env ? child_run(&r, argv, cwd, env, tap_timeout_s(120)) : -1;
   free(env);
   TAP_OK(rc == 0 && r.exited && r.exit_status == 1,
          "%s: the quick ran, the fixture lane failed (exit %d)", name,
          rc == 0 ? (int)r.exit_status : -1);
+  if (rc != 0)
+    tap_diag("%s: cannot start %s in %s: %s", name, crossrun, cwd,
+             uv_strerror(rc));
   if (rc != 0 || !r.exited || r.exit_status != 1)
     child_explain(&r, name);
   child_release(&r);
@@ -165,8 +182,11 @@ int main(void)
 
   if (scratch_create() != 0)
     return tap_done();
-  snprintf(crossrun, sizeof(crossrun), "%s/%s/crossrun", root, build);
-  snprintf(fixture, sizeof(fixture), "%s/%s/tests/fixture", root, build);
+  snprintf(text, sizeof(text), "%s/%s/crossrun", root, build);
+  with_drive(crossrun, text);
+  snprintf(text, sizeof(text), "%s/%s/tests/fixture", root, build);
+  with_drive(fixture, text);
+  with_drive(cwd, scratch_root);
   snprintf(old_pwd, sizeof(old_pwd), "OLDPWD=%s", scratch_root);
   scratch_path(matrix, "m.yaml");
   snprintf(text, sizeof(text),
