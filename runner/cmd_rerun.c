@@ -113,6 +113,15 @@ static json_object *find_sample(json_object *doc, const char *lane, int round,
   return NULL;
 }
 
+/* Whether word is folder alone or a path below it: "/" after it, or "\\"
+ * (a Windows evidence file's paths go on with the separator they had). */
+static int below(const char *word, const char *folder)
+{
+  size_t n = strlen(folder);
+  return strncmp(word, folder, n) == 0 &&
+         (word[n] == '\0' || word[n] == '/' || word[n] == '\\');
+}
+
 /* A word of reproduce.argv as a path of this machine: "~/x" below the home
  * folder, "$TMP/x" below the temporary one. Returns 0 or -1 (err says why). */
 static int expand(const char *word, char *out, size_t outlen, char *err,
@@ -123,10 +132,10 @@ static int expand(const char *word, char *out, size_t outlen, char *err,
   const char *rest = NULL;
   int rc = 0;
 
-  if (strncmp(word, "~/", 2) == 0 || strcmp(word, "~") == 0) {
+  if (below(word, "~")) {
     rc = uv_os_homedir(folder, &len);
     rest = word + 1;
-  } else if (strncmp(word, "$TMP/", 5) == 0 || strcmp(word, "$TMP") == 0) {
+  } else if (below(word, "$TMP")) {
     rc = uv_os_tmpdir(folder, &len);
     rest = word + 4;
   } else if (strncmp(word, ".../", 4) == 0) {
