@@ -2,6 +2,8 @@
 #include "tests/lib_samples.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #ifdef _WIN32
@@ -57,6 +59,15 @@ int samples_port_states(char *why, size_t len)
   why[0] = '\0';
   return platform_port_closers("127.0.0.1", 1, &probe, why, len) !=
          PLATFORM_CANNOT_TELL;
+}
+
+void samples_with_drive(char *out, size_t cap, const char *path)
+{
+#ifdef _WIN32
+  if (_fullpath(out, path, cap) != NULL)
+    return;
+#endif
+  snprintf(out, cap, "%s", path);
 }
 
 int samples_under_wine(void)

@@ -31,6 +31,12 @@ void samples_nothing_left(const char *name, const struct model_sample *r);
  * when it does not, why into why. */
 int samples_port_states(char *why, size_t len);
 
+/* path into out (cap bytes), with its drive on Windows (_fullpath): a
+ * path from the root of no drive, as CROSSRUN_ROOT and TMPDIR are under
+ * wine (Linux paths), would be taken on the drive of the folder a program
+ * is started in. Elsewhere path as it is. */
+void samples_with_drive(char *out, size_t cap, const char *path);
+
 /* Whether this runs under wine (the machine's emulator): some figures
  * there are not the OS's (memory of another process, TCP states). */
 int samples_under_wine(void);

@@ -11,6 +11,7 @@
 
 #include "tests/lib_child.h"
 #include "tests/lib_json.h"
+#include "tests/lib_samples.h"
 #include "tests/lib_scratch.h"
 #include "tests/tap.h"
 
@@ -20,18 +21,6 @@ static char crossrun[SCRATCH_PATH_CAP], fixture[SCRATCH_PATH_CAP];
 static char matrix[SCRATCH_PATH_CAP];
 /* The quick's folder: the scratch folder. */
 static char cwd[SCRATCH_PATH_CAP];
-
-/* path into out (SCRATCH_PATH_CAP bytes), with its drive on Windows: a
- * path from the root of no drive (CROSSRUN_ROOT and TMPDIR under wine are
- * Linux paths) would be taken on the drive of the folder it runs in. */
-static void with_drive(char *out, const char *path)
-{
-#ifdef _WIN32
-  if (_fullpath(out, path, SCRATCH_PATH_CAP) != NULL)
-    return;
-#endif
-  snprintf(out, SCRATCH_PATH_CAP, "%s", path);
-}
 
 /* environ with extra ("NAME=value" each) put in front, so that they win.
  * The caller frees the array (not its strings). */
@@ -183,10 +172,10 @@ int main(void)
   if (scratch_create() != 0)
     return tap_done();
   snprintf(text, sizeof(text), "%s/%s/crossrun", root, build);
-  with_drive(crossrun, text);
+  samples_with_drive(crossrun, sizeof(crossrun), text);
   snprintf(text, sizeof(text), "%s/%s/tests/fixture", root, build);
-  with_drive(fixture, text);
-  with_drive(cwd, scratch_root);
+  samples_with_drive(fixture, sizeof(fixture), text);
+  samples_with_drive(cwd, sizeof(cwd), scratch_root);
   snprintf(old_pwd, sizeof(old_pwd), "OLDPWD=%s", scratch_root);
   scratch_path(matrix, "m.yaml");
   snprintf(text, sizeof(text),
