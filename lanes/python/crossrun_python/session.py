@@ -6,10 +6,11 @@ Every frame's header is checked as soon as its 16 bytes are in, in the
 order of protocol/vectors/README.md ("Which check wins"); only the payload
 waits for the whole frame. The common case, a run of REQUEST (server) or
 RESPONSE (client) frames, is checked as one batch: the exact bytes those
-frames must have (headers, gen(s, P), XOR 0x5A for responses) are computed
-for the whole run and compared with what arrived in one compare. A batch
-that differs anywhere is walked again frame by frame through the full
-checks, so its rejection is the one the rules name.
+frames must have (headers, gen(s, P), XOR 0x5A for responses) are made some
+64 KiB of frames at a time (Runs), and a run that arrived is compared with
+them in one compare per chunk it lies in. A run that differs anywhere is
+walked again frame by frame through the full checks, so its rejection is
+the one the rules name.
 """
 
 import resource
@@ -183,6 +184,7 @@ class ServerSession(Receiver):
         self.cpu_system = 0
         self.out = []
         self.done = False
+        self.runs = None
 
     def result(self):
         measured = self.received - self.W
@@ -232,20 +234,21 @@ class ServerSession(Receiver):
     def _batch(self, buf, pos, n):
         if self.state != S_REQUESTS:
             return pos
-        F = self.F
-        k = min((n - pos) // F, self.total - self.received)
+        k = min((n - pos) // self.F, self.total - self.received)
         if k <= 0:
             return pos
-        first = self.received + 1
-        end = pos + k * F
-        region = buf[pos:end]
-        if region != codec.frames(REQUEST, first, k, self.P):
-            # Somewhere in the run a frame breaks a rule: the full checks,
-            # frame by frame, say which.
-            return pos
-        self._accepted(first, k)
-        self.out.append(_respond_run(region, first, k, self.P))
-        return end
+        out = self.out
+        for requests, responses, a, b in self.runs.pieces(self.received + 1, k):
+            if not buf.startswith(requests[a:b], pos):
+                # Somewhere in the run a frame breaks a rule: the full
+                # checks, frame by frame, say which.
+                return pos
+            self._accepted(self.received + 1, (b - a) // self.F)
+            # The requests are the bytes they must be: their answers are
+            # the responses made with them.
+            out.append(responses[a:b])
+            pos += b - a
+        return pos
 
     def _accepted(self, first, k):
         last = first + k - 1
@@ -256,6 +259,7 @@ class ServerSession(Receiver):
         self.received = last
         self.bytes_in += k * self.F
         self.bytes_out += k * self.F
+        self.runs.release(last + 1)
         if last == self.total:
             self.state = S_BYE
 
@@ -307,6 +311,7 @@ class ServerSession(Receiver):
             self.F = HEADER_BYTES + self.P
             self.W = w.warmup
             self.total = w.warmup + w.round_trips
+            self.runs = Runs(self.P, self.total, 1)
             self.bytes_in += HEADER_BYTES + length
             self.control_in += 1
             ack = bytearray(buf[off : p + length])
@@ -384,14 +389,80 @@ def _respond_run(region, first, k, P):
     return b"".join(parts)
 
 
+# Runs of the common frames are made this many bytes of them at a time (at
+# least one frame): a batch's fixed cost is shared by many frames, and a
+# chunk stays small next to the caches.
+CHUNK_BYTES = 1 << 16
+
+
+class Runs:
+    """The exact REQUEST frames of sequences 1 .. last (payload P) and the
+    RESPONSE frames that answer them, made a chunk of C consecutive
+    sequences at a time: chunk j holds sequences j * C + 1 .. (j + 1) * C,
+    as two bytes objects (requests, responses) of C frames each (fewer in
+    the last). Chunks below the lowest sequence still wanted are dropped,
+    and at most `keep` stay made (the oldest go first; a chunk asked for
+    again once dropped is made again)."""
+
+    __slots__ = ("P", "F", "C", "last", "keep", "made", "low")
+
+    def __init__(self, P, last, keep):
+        self.P = P
+        self.F = HEADER_BYTES + P
+        self.C = max(1, CHUNK_BYTES // self.F)
+        self.last = last
+        self.keep = max(1, keep)
+        self.made = {}
+        self.low = 0  # the lowest chunk still wanted
+
+    def chunk(self, j):
+        c = self.made.get(j)
+        if c is None:
+            c = self._make(j)
+        return c
+
+    def _make(self, j):
+        first = j * self.C + 1
+        k = min(self.C, self.last - first + 1)
+        requests = codec.frames(REQUEST, first, k, self.P)
+        c = (bytes(requests), bytes(_respond_run(requests, first, k, self.P)))
+        made = self.made
+        while len(made) >= self.keep:
+            del made[min(made)]
+        made[j] = c
+        return c
+
+    def pieces(self, first, k):
+        """Where frames first .. first + k - 1 are: (requests, responses,
+        a, b) for each chunk they are in, bytes a .. b of its two."""
+        C = self.C
+        F = self.F
+        while k > 0:
+            j, i = divmod(first - 1, C)
+            m = min(k, C - i)
+            requests, responses = self.chunk(j)
+            yield requests, responses, i * F, (i + m) * F
+            first += m
+            k -= m
+
+    def release(self, seq):
+        """Sequences below seq are wanted no more."""
+        low = (seq - 1) // self.C
+        if low > self.low:
+            self.low = low
+            made = self.made
+            for j in [j for j in made if j < low]:
+                del made[j]
+
+
 # ---------------------------------------------------------------- client
 
 C_HELLO_ACK, C_RUN, C_BYE_ACK, C_DONE = range(4)
 _CLIENT_WAITING = ("HELLO_ACK", "RESPONSE", "BYE_ACK", "end of stream")
-# The client keeps the exact responses its outstanding requests call for
-# (made from the requests as a server makes them) while a whole window of
-# them fits in this many bytes; a larger window has each run of responses
-# generated again when it arrives.
+# The client keeps the chunks of Runs that its outstanding requests are in
+# (their responses made with the requests, as a server makes them) while a
+# whole window of them fits in this many bytes; with a larger window the
+# chunk of the oldest is made again when its responses arrive.
 KEEP_BYTES = 1 << 20
 
 
@@ -410,9 +481,13 @@ class ClientSession(Receiver):
         self.P = w.payload_bytes
         self.F = HEADER_BYTES + self.P
         self.M = w.max_in_flight
-        self.keep = self.M * self.F <= KEEP_BYTES
-        # The responses to requests recv + 1 .. sent, when kept.
-        self.expect = bytearray()
+        self.runs = Runs(self.P, self.total, 1)
+        C = self.runs.C
+        # The window spans at most this many chunks, and one more is made
+        # ahead of it.
+        span = (self.M + C - 1) // C + 2
+        self.keep = span * C * self.F <= max(KEEP_BYTES, 2 * C * self.F)
+        self.runs.keep = span if self.keep else 2
         self.hello_payload = w.encode()
         self.state = C_HELLO_ACK
         self.sent = 0  # REQUEST frames sent (the last sequence sent)
@@ -475,9 +550,7 @@ class ClientSession(Receiver):
             self.timing = True
             self.cpu0 = self.cpu()
             self.t0 = self.now()
-        out = codec.frames(REQUEST, first, k, self.P)
-        if self.keep:
-            self.expect += _respond_run(out, first, k, self.P)
+        out = self._requests(first, k)
         if self.timing:
             # The send time: read once the batch is ready to write.
             self.batches.append([first, first + k - 1, self.now()])
@@ -515,6 +588,11 @@ class ClientSession(Receiver):
             return "RESPONSE %d" % (self.recv + 1)
         return _CLIENT_WAITING[self.state]
 
+    def _requests(self, first, k):
+        """REQUEST frames first .. first + k - 1, as one bytes-like object."""
+        parts = [requests[a:b] for requests, _, a, b in self.runs.pieces(first, k)]
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
     def _bye(self):
         counts = codec.encode_counts(self.sent, self.recv, self.bytes_out, self.bytes_in)
         f = codec.encode_frame(BYE, self.total + 1, counts)
@@ -526,28 +604,22 @@ class ClientSession(Receiver):
     def _batch(self, buf, pos, n):
         if self.state != C_RUN:
             return pos
-        F = self.F
-        k = min((n - pos) // F, self.sent - self.recv)
+        k = min((n - pos) // self.F, self.sent - self.recv)
         if k <= 0:
             return pos
-        first = self.recv + 1
-        end = pos + k * F
-        if self.keep:
-            want = self.expect[: k * F]
-        else:
-            want = codec.frames(RESPONSE, first, k, self.P)
-        if buf[pos:end] != want:
-            return pos
-        self._accepted(first, k)
-        return end
+        for _, responses, a, b in self.runs.pieces(self.recv + 1, k):
+            if not buf.startswith(responses[a:b], pos):
+                return pos
+            self._accepted(self.recv + 1, (b - a) // self.F)
+            pos += b - a
+        return pos
 
     def _accepted(self, first, k):
         last = first + k - 1
         self.recv = last
         self.frames_in += k
         self.bytes_in += k * self.F
-        if self.keep:
-            del self.expect[: k * self.F]
+        self.runs.release(last + 1)
         if last <= self.W:
             return
         # Each measured response's latency: this read's time less the send

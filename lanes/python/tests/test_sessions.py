@@ -12,10 +12,21 @@ INVALID = load_cases("invalid.json")
 @pytest.fixture(params=["kept", "generated"])
 def expectations(request, monkeypatch):
     """The client both ways: checking responses against the ones it kept
-    from its requests, and against ones generated as they arrive (a window
-    over KEEP_BYTES)."""
+    from its requests, and against ones generated again as they arrive (a
+    window over KEEP_BYTES, here in chunks of one or a few frames, so that
+    runs cross chunks and chunks are made again)."""
     if request.param == "generated":
         monkeypatch.setattr(session, "KEEP_BYTES", 0)
+        monkeypatch.setattr(session, "CHUNK_BYTES", 0)
+    return request.param
+
+
+@pytest.fixture(params=[None, 0, 200])
+def chunk_bytes(request, monkeypatch):
+    """Runs made in chunks as the programs make them, of one frame, and of
+    a few."""
+    if request.param is not None:
+        monkeypatch.setattr(session, "CHUNK_BYTES", request.param)
     return request.param
 
 
@@ -32,7 +43,7 @@ def expected_result(c):
 
 
 @pytest.mark.parametrize("c", SESSIONS, ids=lambda c: c["name"])
-def test_session_server(c):
+def test_session_server(c, chunk_bytes):
     client_bytes = bytes.fromhex(c["client_bytes"])
     server_bytes = bytes.fromhex(c["server_bytes"])
     for label, chunks in chunkings(client_bytes):
@@ -97,7 +108,7 @@ def test_invalid_covers_every_rejection():
 
 
 @pytest.mark.parametrize("c", INVALID, ids=lambda c: c["name"])
-def test_invalid(c, expectations):
+def test_invalid(c, expectations, chunk_bytes):
     data = bytes.fromhex(c["input"])
     # A one_read case holds frames that must arrive in one read (the client
     # refills its window between reads, never inside one).
