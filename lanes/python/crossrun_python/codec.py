@@ -272,6 +272,35 @@ def frames(t, seq0, count, length):
     """`count` REQUEST (t = REQUEST) or RESPONSE (t = RESPONSE) frames of
     sequences seq0 .. seq0 + count - 1 and payload `length`, as one
     bytearray: headers, then gen(s, P), XORed with 0x5A for a RESPONSE."""
+    return _frames(t, seq0, count, length)[0]
+
+
+def frame_pair(seq0, count, length):
+    """The `count` REQUEST frames of sequences seq0 .. seq0 + count - 1 and
+    payload `length`, and the RESPONSE frames that answer them, as two
+    bytearrays. The payloads are generated once: the responses are the
+    requests XOR 0x5A (bytes.translate), their headers written again."""
+    requests, seqs = _frames(REQUEST, seq0, count, length)
+    if seqs is not None:
+        responses = requests.translate(XOR_TABLE)
+        w = memoryview(responses).cast("Q")
+        per = (length >> 3) + 2
+        w[0::per] = _head_words(RESPONSE, length, count)
+        w[1::per] = seqs
+        return requests, responses
+    F = HEADER_BYTES + length
+    pack = HEADER.pack
+    responses = bytearray()
+    for i in range(count):
+        off = i * F
+        responses += pack(VERSION, RESPONSE, 0, length, seq0 + i)
+        responses += requests[off + HEADER_BYTES : off + F].translate(XOR_TABLE)
+    return requests, responses
+
+
+def _frames(t, seq0, count, length):
+    """frames(), and the header words of their sequences (None for
+    payloads cut short of a whole block)."""
     masked = t == RESPONSE
     if length & 7 == 0 and _LITTLE:
         blocks = length >> 3
@@ -290,10 +319,9 @@ def frames(t, seq0, count, length):
             buf = bytearray(_blocks(seq0, count, 2, blocks, masked))
             w = memoryview(buf).cast("Q")
         w[0::per] = _head_words(t, length, count)
-        seqs = array("Q", range(seq0, seq0 + count))
-        seqs.byteswap()
+        seqs = _seq_words(seq0, count)
         w[1::per] = seqs
-        return buf
+        return buf, seqs
     # Payloads cut short of a whole block: one header and one slice a frame.
     out = bytearray()
     if length:
@@ -305,19 +333,41 @@ def frames(t, seq0, count, length):
         out += pack(VERSION, t, 0, length, seq0 + i)
         if length:
             out += g[i * step : i * step + length]
-    return out
+    return out, None
 
 
+# Shapes of the last few batches: their header words, and the ints that
+# make their sequence words.
 _HEAD_CACHE = {}
+_SEQ_CACHE = {}
+_SHAPES_CACHED = 8
 
 
 def _head_words(t, length, count):
-    key = (t, length)
+    key = (t, length, count)
     w = _HEAD_CACHE.get(key)
     if w is None:
-        w = int.from_bytes(bytes((VERSION, t, 0, 0)) + U32.pack(length), "little")
-        _HEAD_CACHE[key] = w
-    return array("Q", (w,)) * count
+        if len(_HEAD_CACHE) >= _SHAPES_CACHED:
+            _HEAD_CACHE.clear()
+        word = int.from_bytes(bytes((VERSION, t, 0, 0)) + U32.pack(length), "little")
+        w = _HEAD_CACHE[key] = array("Q", (word,)) * count
+    return w
+
+
+def _seq_words(seq0, count):
+    """The header words of sequences seq0 .. seq0 + count - 1 (each 8
+    bytes big-endian), as a memoryview of 64-bit words: one int whose
+    64-bit lanes hold 0 .. count - 1, seq0 added to every lane (no lane
+    carries: sequences stay below 2^62), and one big-endian to_bytes."""
+    c = _SEQ_CACHE.get(count)
+    if c is None:
+        if len(_SEQ_CACHE) >= _SHAPES_CACHED:
+            _SEQ_CACHE.clear()
+        ones = int.from_bytes(b"\0\0\0\0\0\0\0\1" * count, "big")
+        ramp = int.from_bytes(b"".join(i.to_bytes(8, "big") for i in range(count)), "big")
+        c = _SEQ_CACHE[count] = (ones, ramp)
+    ones, ramp = c
+    return memoryview((ramp + seq0 * ones).to_bytes(8 * count, "big")).cast("Q")
 
 
 # ---------------------------------------------------------------- workload

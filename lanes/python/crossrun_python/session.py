@@ -15,7 +15,6 @@ the one the rules name.
 
 import resource
 import time
-from array import array
 from collections import deque
 
 from . import codec
@@ -368,27 +367,6 @@ def encode_response(seq, payload):
     return HEADER.pack(1, RESPONSE, 0, len(payload), seq) + bytes(payload).translate(codec.XOR_TABLE)
 
 
-def _respond_run(region, first, k, P):
-    """The RESPONSE frames to the k REQUEST frames of `region` (sequences
-    first ..): every payload byte of the requests XOR 0x5A, headers with
-    the RESPONSE type."""
-    if P & 7 == 0 and codec._LITTLE:
-        per = (P >> 3) + 2
-        out = bytearray(region.translate(codec.XOR_TABLE))
-        w = memoryview(out).cast("Q")
-        w[0::per] = codec._head_words(RESPONSE, P, k)
-        seqs = array("Q", range(first, first + k))
-        seqs.byteswap()
-        w[1::per] = seqs
-        return out
-    F = HEADER_BYTES + P
-    parts = []
-    for i in range(k):
-        off = i * F
-        parts.append(encode_response(first + i, region[off + HEADER_BYTES : off + F]))
-    return b"".join(parts)
-
-
 # Runs of the common frames are made this many bytes of them at a time (at
 # least one frame): a batch's fixed cost is shared by many frames, and a
 # chunk stays small next to the caches.
@@ -424,8 +402,7 @@ class Runs:
     def _make(self, j):
         first = j * self.C + 1
         k = min(self.C, self.last - first + 1)
-        requests = codec.frames(REQUEST, first, k, self.P)
-        c = (bytes(requests), bytes(_respond_run(requests, first, k, self.P)))
+        c = codec.frame_pair(first, k, self.P)
         made = self.made
         while len(made) >= self.keep:
             del made[min(made)]

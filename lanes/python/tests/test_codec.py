@@ -28,6 +28,19 @@ def test_batched_frames_equal_frame_by_frame(length, count):
             assert bytes(codec.frames(t, first, count, length)) == want
 
 
+@pytest.mark.parametrize("length", [0, 1, 7, 8, 9, 64, 65, 1500])
+@pytest.mark.parametrize("count", [1, 2, 5, 64, 819])
+def test_frame_pair_equals_frame_by_frame(length, count):
+    # Requests and their responses made together, as the sessions' chunks.
+    for first in (1, 2**32 - 1, 2**62 - 820):
+        requests, responses = codec.frame_pair(first, count, length)
+        for t, masked, got in ((codec.REQUEST, False, requests), (codec.RESPONSE, True, responses)):
+            want = b"".join(
+                codec.encode_frame(t, s, codec.gen(s, length, masked)) for s in range(first, first + count)
+            )
+            assert bytes(got) == want
+
+
 @pytest.mark.parametrize("length", [0, 8, 64, 65])
 @pytest.mark.parametrize("count", [1, 3, 64])
 def test_consecutive_batches_equal_frame_by_frame(length, count):
