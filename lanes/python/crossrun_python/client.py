@@ -1,8 +1,9 @@
 """crossrun python client (lanes/README.md):
   client.py --connect HOST:PORT --warmup N --round-trips N
             --payload-bytes N --max-in-flight N [--transport tls --ca FILE]
-Runs one session on a non-blocking socket under a selector and prints one
-JSON line with the result."""
+Runs one session on a socket and a selector (over tls a non-blocking socket,
+over tcp a blocking one whose reads and writes say whether they may wait)
+and prints one JSON line with the result."""
 
 import json
 import os
@@ -26,7 +27,6 @@ BATCH_BYTES = 256 * 1024
 
 def run(conn, session, tls=False):
     sel = selectors.DefaultSelector()
-    conn.setblocking(False)
     sel.register(conn, selectors.EVENT_READ)
     buf = bytearray(READ_BYTES)
     view = memoryview(buf)
@@ -35,8 +35,26 @@ def run(conn, session, tls=False):
     retry_len = 0
     produce = session.produce
     on_data = session.on_data
-    recv_into = conn.recv_into
-    send = conn.send
+    dontwait = getattr(socket, "MSG_DONTWAIT", 0)
+    if tls or not dontwait:
+        conn.setblocking(False)
+        recv_into = conn.recv_into
+        send = conn.send
+        wait_into = None
+    else:
+        # Over tcp the socket blocks and each call says whether it may
+        # wait: with nothing to write the read waits itself (one system
+        # call, no selector and no would-block round), while a write is
+        # pending neither waits and the selector watches both ways.
+        conn.setblocking(True)
+
+        def recv_into(b):
+            return conn.recv_into(b, 0, dontwait)
+
+        def send(data):
+            return conn.send(data, dontwait)
+
+        wait_into = conn.recv_into
     want_write = False
     while True:
         if not retry_len:
@@ -60,7 +78,7 @@ def run(conn, session, tls=False):
             want_write = bool(out)
             sel.modify(conn, selectors.EVENT_READ | (selectors.EVENT_WRITE if want_write else 0))
         try:
-            n = recv_into(buf)
+            n = wait_into(buf) if wait_into is not None and not out else recv_into(buf)
         except peer.WOULD_BLOCK_READ:
             sel.select()
             continue

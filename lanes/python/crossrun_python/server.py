@@ -1,13 +1,11 @@
 """crossrun python server: `server.py --listen HOST:PORT [--transport tls
 --cert FILE --key FILE]` (lanes/README.md). Prints `READY <port>`, serves
-exactly one connection and one session on a non-blocking socket under a
-selector, prints its result line and exits 0 on the end of stream that
-follows its BYE_ACK."""
+exactly one connection and one session on a blocking socket, prints its
+result line and exits 0 on the end of stream that follows its BYE_ACK."""
 
 import json
 import os
 import select
-import selectors
 import socket
 import ssl
 import sys
@@ -22,36 +20,19 @@ READ_BYTES = 256 * 1024
 
 def serve(conn, tls):
     session = ServerSession()
-    sel = selectors.DefaultSelector()
-    conn.setblocking(False)
-    sel.register(conn, selectors.EVENT_READ)
+    # Blocking: a server may stop reading while one of its writes is
+    # pending (its client always reads), so each read's answer goes out
+    # whole before the next read, and a read that has to wait is one system
+    # call, with no selector and no would-block round.
+    conn.setblocking(True)
     buf = bytearray(READ_BYTES)
     view = memoryview(buf)
-    pending = b""  # answer bytes not yet taken by the socket
     recv_into = conn.recv_into
-    send = conn.send
+    sendall = conn.sendall
     on_data = session.on_data
     while True:
-        if pending:
-            # A server may stop reading while a write is pending: its
-            # client always reads.
-            try:
-                n = send(pending)
-                pending = pending[n:]
-            except peer.WOULD_BLOCK_WRITE:
-                pass
-            except OSError as e:
-                peer.write_failed(ROLE, conn, session, e)
-            if pending:
-                sel.modify(conn, selectors.EVENT_WRITE)
-                sel.select()
-                sel.modify(conn, selectors.EVENT_READ)
-                continue
         try:
             n = recv_into(buf)
-        except peer.WOULD_BLOCK_READ:
-            sel.select()
-            continue
         except ssl.SSLZeroReturnError:
             n = 0
         except OSError as e:
@@ -67,17 +48,13 @@ def serve(conn, tls):
         if out:
             # Every complete frame of this read is answered by this write.
             try:
-                k = send(out)
-                pending = out[k:] if k < len(out) else b""
-            except peer.WOULD_BLOCK_WRITE:
-                pending = out
+                sendall(out)
             except OSError as e:
                 peer.write_failed(ROLE, conn, session, e)
     try:
         session.on_eof()
     except Exception as e:  # noqa: BLE001
         peer.fail_and_close(ROLE, conn, e)
-    sel.close()
     if tls:
         # The client sent close_notify (or ended the stream) after the BYE
         # this side acknowledged: the clean end. Its FIN follows at once;
