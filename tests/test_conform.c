@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "tests/lib_child.h"
+#include "tests/lib_samples.h"
+#include "tests/lib_scratch.h"
 #include "tests/tap.h"
 
 static char crossrun[1024], fixture[1024], root[1024], dir[512];
@@ -360,19 +362,23 @@ static void test_correct_passes_every_case(void)
 int main(void)
 {
   const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
-  char cwd[900], cmd[700];
+  char cwd[900], text[1200];
 
-  if (getcwd(cwd, sizeof(cwd)) == NULL || tap_mkdtemp(dir, sizeof dir) == NULL)
+  if (getcwd(cwd, sizeof(cwd)) == NULL || tap_mkdtemp(text, 512) == NULL)
     return 1;
-  snprintf(root, sizeof(root), "%s",
-           getenv("CROSSRUN_ROOT") ? getenv("CROSSRUN_ROOT") : cwd);
-  snprintf(crossrun, sizeof(crossrun), "%s/%s/crossrun", root, build);
-  snprintf(fixture, sizeof(fixture), "%s/%s/tests/fixture", root, build);
+  /* Paths with their drive on Windows, where these are Linux paths under
+   * wine (tests/lib_samples). */
+  samples_with_drive(dir, sizeof(dir), text);
+  samples_with_drive(root, sizeof(root),
+                     getenv("CROSSRUN_ROOT") ? getenv("CROSSRUN_ROOT") : cwd);
+  snprintf(text, sizeof(text), "%s/%s/crossrun", root, build);
+  samples_with_drive(crossrun, sizeof(crossrun), text);
+  snprintf(text, sizeof(text), "%s/%s/tests/fixture", root, build);
+  samples_with_drive(fixture, sizeof(fixture), text);
   test_usage();
   test_lax_runtimes();
   test_correct_passes_every_case();
-  snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-  if (system(cmd) != 0)
+  if (scratch_remove_tree(dir, 8) != 0)
     tap_diag("could not remove %s", dir);
   return tap_done();
 }
