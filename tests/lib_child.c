@@ -60,18 +60,77 @@ static void on_timeout(uv_timer_t *t)
   uv_process_kill(&r->proc, SIGKILL);
 }
 
+/* Opens path for a child's output into *fd (-1 when path is NULL).
+ * Returns 0 or a libuv error. */
+static int open_output(const char *path, int *fd)
+{
+  uv_fs_t req;
+  int rc;
+
+  *fd = -1;
+  if (path == NULL)
+    return 0;
+  rc = uv_fs_open(NULL, &req, path,
+                  UV_FS_O_WRONLY | UV_FS_O_CREAT | UV_FS_O_TRUNC, 0600, NULL);
+  uv_fs_req_cleanup(&req);
+  if (rc >= 0)
+    *fd = rc;
+  return rc < 0 ? rc : 0;
+}
+
+static void close_output(int fd)
+{
+  uv_fs_t req;
+  if (fd < 0)
+    return;
+  uv_fs_close(NULL, &req, fd, NULL);
+  uv_fs_req_cleanup(&req);
+}
+
+/* Its stdio slot: the file fd, else a pipe into pipe. */
+static void output_to(uv_stdio_container_t *slot, int fd, uv_pipe_t *pipe)
+{
+  if (fd >= 0) {
+    slot->flags = UV_INHERIT_FD;
+    slot->data.fd = fd;
+  } else {
+    slot->flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+    slot->data.stream = (uv_stream_t *)pipe;
+  }
+}
+
 int child_run(struct child_run *r, const char *const *argv, const char *cwd,
               char **env, double timeout_s)
 {
+  return child_run_with(r, argv, cwd, env, NULL, timeout_s);
+}
+
+int child_run_with(struct child_run *r, const char *const *argv,
+                   const char *cwd, char **env, const struct child_opts *o,
+                   double timeout_s)
+{
+  static const struct child_opts none = {NULL, NULL, 0};
   uv_process_options_t opts;
   uv_stdio_container_t stdio[3];
-  int rc;
+  int rc, out_fd = -1, err_fd = -1;
 
+  if (o == NULL)
+    o = &none;
   memset(r, 0, sizeof(*r));
   r->stdout_buf = malloc(CHILD_OUTPUT_LIMIT + 1);
   if (r->stdout_buf == NULL)
     return UV_ENOMEM;
   r->stdout_buf[0] = '\0';
+  rc = open_output(o->stdout_path, &out_fd);
+  if (rc == 0 && o->stderr_path != NULL && o->stdout_path != NULL &&
+      strcmp(o->stderr_path, o->stdout_path) == 0)
+    err_fd = out_fd;
+  else if (rc == 0)
+    rc = open_output(o->stderr_path, &err_fd);
+  if (rc != 0) {
+    close_output(out_fd);
+    return rc;
+  }
   uv_loop_init(&r->loop);
   uv_pipe_init(&r->loop, &r->out, 0);
   uv_pipe_init(&r->loop, &r->err, 0);
@@ -80,10 +139,8 @@ int child_run(struct child_run *r, const char *const *argv, const char *cwd,
 
   memset(&opts, 0, sizeof(opts));
   stdio[0].flags = UV_IGNORE;
-  stdio[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-  stdio[1].data.stream = (uv_stream_t *)&r->out;
-  stdio[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-  stdio[2].data.stream = (uv_stream_t *)&r->err;
+  output_to(&stdio[1], out_fd, &r->out);
+  output_to(&stdio[2], err_fd, &r->err);
   opts.file = argv[0];
   opts.args = (char **)argv;
   opts.cwd = cwd;
@@ -91,21 +148,41 @@ int child_run(struct child_run *r, const char *const *argv, const char *cwd,
   opts.stdio = stdio;
   opts.stdio_count = 3;
   opts.exit_cb = on_child_exit;
+#ifndef _WIN32
+  /* Detached is setsid(): a group of its own, whose id is its pid. (On
+   * Windows it would leave libuv's job object: not wanted.) */
+  if (o->own_group)
+    opts.flags |= UV_PROCESS_DETACHED;
+#endif
 
   rc = uv_spawn(&r->loop, &r->proc, &opts);
+  /* The child holds its own copies. */
+  if (err_fd != out_fd)
+    close_output(err_fd);
+  close_output(out_fd);
+  /* A pipe given to no child is closed unread. */
+  if (rc < 0 || out_fd >= 0)
+    uv_close((uv_handle_t *)&r->out, NULL);
+  if (rc < 0 || err_fd >= 0)
+    uv_close((uv_handle_t *)&r->err, NULL);
   if (rc < 0) {
     uv_close((uv_handle_t *)&r->proc, NULL);
-    uv_close((uv_handle_t *)&r->out, NULL);
-    uv_close((uv_handle_t *)&r->err, NULL);
     uv_close((uv_handle_t *)&r->timer, NULL);
   } else {
     scratch_child_pid = r->proc.pid;
-    uv_read_start((uv_stream_t *)&r->out, on_alloc, on_read);
-    uv_read_start((uv_stream_t *)&r->err, on_alloc, on_read);
+    if (out_fd < 0)
+      uv_read_start((uv_stream_t *)&r->out, on_alloc, on_read);
+    if (err_fd < 0)
+      uv_read_start((uv_stream_t *)&r->err, on_alloc, on_read);
     uv_timer_start(&r->timer, on_timeout, (uint64_t)(timeout_s * 1000), 0);
   }
   uv_run(&r->loop, UV_RUN_DEFAULT);
   uv_loop_close(&r->loop);
+#ifndef _WIN32
+  /* What it started in its group, on every path once it has ended. */
+  if (rc == 0 && o->own_group)
+    kill(-r->proc.pid, SIGKILL);
+#endif
   return rc;
 }
 

@@ -1,6 +1,7 @@
-/* Running a helper program (sha256sum, npm) to its end on a loop of its
- * own, keeping its output, with a deadline. While it runs its pid is
- * scratch_child_pid, so that an interrupted test kills it. */
+/* Running a helper program (sha256sum, npm, crossrun) to its end on a loop
+ * of its own, keeping its output or writing it to files, with a deadline.
+ * While it runs its pid is scratch_child_pid, so that an interrupted test
+ * kills it. */
 #ifndef CROSSRUN_TESTS_LIB_CHILD_H
 #define CROSSRUN_TESTS_LIB_CHILD_H
 
@@ -34,6 +35,25 @@ struct child_run {
  * by child_release(), to be called whatever this returned. */
 int child_run(struct child_run *r, const char *const *argv, const char *cwd,
               char **env, double timeout_s);
+
+/* What child_run_with() adds to child_run(). */
+struct child_opts {
+  /* Files (made or emptied, mode 0600) for its stdout and stderr; NULL:
+   * kept in stdout_buf and stderr_buf. The same path for both: one file,
+   * as "2>&1". */
+  const char *stdout_path;
+  const char *stderr_path;
+  /* A process group of its own, killed whole once it has ended or timed
+   * out (a browser leaves helpers behind). POSIX only: on Windows what it
+   * starts stays in libuv's job object, ended with this program. */
+  int own_group;
+};
+
+/* child_run() with opts (NULL: none). Returns as child_run() does; a file
+ * that cannot be made is its libuv error, and nothing is started. */
+int child_run_with(struct child_run *r, const char *const *argv,
+                   const char *cwd, char **env, const struct child_opts *opts,
+                   double timeout_s);
 
 void child_release(struct child_run *r);
 

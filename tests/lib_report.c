@@ -1,32 +1,31 @@
 /* The fixture of the report tests: see tests/lib_report.h. */
 #include "tests/lib_report.h"
+#include "tests/lib_child.h"
 #include "tests/lib_lanes.h"
 #include "tests/lib_json.h"
+#include "tests/lib_scratch.h"
 #include "tests/tap.h"
 #include "protocol/histogram.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
+#include <uv.h>
+#ifndef _WIN32
+#include <dirent.h>
+#include <signal.h>
 #include <unistd.h>
 
-extern char **environ;
+extern char **environ; /* Windows' stdlib.h has it */
+#endif
 
 char rtest_dir[512];
 char rtest_build[512], rtest_crossrun[1024], rtest_outdir[1024];
 
 void rtest_sleep_ms(long ms)
 {
-  struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-  nanosleep(&t, NULL);
+  uv_sleep((unsigned)ms);
 }
 
 const char *rtest_in_dir(const char *name)
@@ -70,57 +69,36 @@ int rtest_count(const char *hay, const char *needle)
   return n;
 }
 
-pid_t rtest_start(const char *const *argv, const char *out, const char *err,
-                  const char *const *env)
+int rtest_run(const char *const *argv, const char *out, const char *err,
+              const char *const *env, double seconds)
 {
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t attr;
-  char *envp[256];
-  int n = 0;
-  pid_t pid;
+  struct child_opts opts = {out, err, 1};
+  struct child_run r;
+  char *envp[256], **child_env = NULL;
+  int rc;
 
-  for (int i = 0; env && env[i] && n < 64; i++)
-    envp[n++] = (char *)env[i];
-  for (int i = 0; environ[i] && n < 255; i++) {
-    int shadowed = 0;
-    for (int k = 0; env && env[k] && !shadowed; k++) {
-      size_t klen = strcspn(env[k], "=") + 1;
-      shadowed = strncmp(environ[i], env[k], klen) == 0;
+  if (env != NULL) {
+    int n = 0;
+    for (int i = 0; env[i] && n < 64; i++)
+      envp[n++] = (char *)env[i];
+    for (int i = 0; environ[i] && n < 255; i++) {
+      int shadowed = 0;
+      for (int k = 0; env[k] && !shadowed; k++) {
+        size_t klen = strcspn(env[k], "=") + 1;
+        shadowed = strncmp(environ[i], env[k], klen) == 0;
+      }
+      if (!shadowed)
+        envp[n++] = environ[i];
     }
-    if (!shadowed)
-      envp[n++] = environ[i];
+    envp[n] = NULL;
+    child_env = envp;
   }
-  envp[n] = NULL;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  if (posix_spawn(&pid, argv[0], &fa, &attr, (char *const *)argv, envp))
-    pid = -1;
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  return pid;
-}
-
-int rtest_finish(pid_t pid, double seconds)
-{
-  int status, rc = -1;
-  for (long waited = 0; waited < (long)(seconds * 1000); waited += 20) {
-    pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) {
-      rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      break;
-    }
-    rtest_sleep_ms(20);
-  }
-  kill(-pid, SIGKILL);
-  if (rc == -1)
-    waitpid(pid, &status, 0);
+  rc = child_run_with(&r, argv, NULL, child_env, &opts, seconds);
+  if (rc != 0 || r.timed_out || !r.exited)
+    rc = -1;
+  else
+    rc = r.term_signal ? 128 + r.term_signal : (int)r.exit_status;
+  child_release(&r);
   return rc;
 }
 
@@ -129,6 +107,14 @@ int rtest_finish(pid_t pid, double seconds)
  * group) are ours: they are killed by their id. Returns how many were
  * found. Only where /proc exists; elsewhere nothing is found. A zombie
  * has no command line and is not counted. */
+#ifdef _WIN32
+/* No /proc: under wine "/proc" would be Linux's, whose ids are not
+ * Windows'. What a test starts stays in libuv's job object. */
+static int scan_ours(int kill_them)
+{
+  return 0;
+}
+#else
 static int scan_ours(int kill_them)
 {
   DIR *d = opendir("/proc");
@@ -163,6 +149,7 @@ static int scan_ours(int kill_them)
   closedir(d);
   return found;
 }
+#endif
 
 int rtest_count_ours(void)
 {
@@ -186,16 +173,20 @@ static int run_crossrun(const char *name, const char *const *args,
   char out[64], err[64];
   snprintf(out, sizeof(out), "%s.out", name);
   snprintf(err, sizeof(err), "%s.err", name);
-  pid_t pid = rtest_start(argv, rtest_in_dir(out), rtest_in_dir(err), NULL);
-  return pid < 0 ? -1 : rtest_finish(pid, seconds);
+  return rtest_run(argv, rtest_in_dir(out), rtest_in_dir(err), NULL, seconds);
 }
 
 /* ---- checks with Python's parsers ---- */
 
 int rtest_have_python(void)
 {
-  return system("python3 -c 'import xml.etree.ElementTree, html.parser' "
-                ">/dev/null 2>&1") == 0;
+  static const char *const argv[] = {
+      "python3", "-c", "import xml.etree.ElementTree, html.parser", NULL};
+  struct child_run r;
+  int ok = child_run(&r, argv, NULL, NULL, tap_timeout_s(30)) == 0 &&
+           child_succeeded(&r);
+  child_release(&r);
+  return ok;
 }
 
 const char *const rtest_html_check_py =
@@ -231,7 +222,7 @@ json_object *rtest_python_check(const char *script, const char *file,
                                 const char *name)
 {
   char py[64], out[64], err[64];
-  const char *argv[] = {"/usr/bin/env", "python3", NULL, file, NULL};
+  const char *argv[] = {"python3", NULL, file, NULL};
   FILE *f;
   json_object *result;
 
@@ -243,9 +234,9 @@ json_object *rtest_python_check(const char *script, const char *file,
     return NULL;
   fputs(script, f);
   fclose(f);
-  argv[2] = rtest_in_dir(py);
-  pid_t pid = rtest_start(argv, rtest_in_dir(out), rtest_in_dir(err), NULL);
-  if (pid < 0 || rtest_finish(pid, tap_timeout_s(30)) != 0) {
+  argv[1] = rtest_in_dir(py);
+  if (rtest_run(argv, rtest_in_dir(out), rtest_in_dir(err), NULL,
+                tap_timeout_s(30)) != 0) {
     char *e = rtest_slurp(rtest_in_dir(err), NULL);
     tap_diag("%s: %s", name, e ? e : "did not run");
     free(e);
@@ -405,7 +396,11 @@ int rtest_setup(struct rtest_evidence *e, int with_quick)
   snprintf(rtest_build, sizeof(rtest_build), "%s", b);
   snprintf(rtest_crossrun, sizeof(rtest_crossrun), "%s/crossrun", rtest_build);
   snprintf(rtest_outdir, sizeof(rtest_outdir), "%s/test-output", rtest_build);
-  mkdir(rtest_outdir, 0755);
+  {
+    uv_fs_t req;
+    uv_fs_mkdir(NULL, &req, rtest_outdir, 0755, NULL);
+    uv_fs_req_cleanup(&req);
+  }
   if (tap_mkdtemp(rtest_dir, sizeof rtest_dir) == NULL) {
     TAP_OK(0, "mkdtemp: %s", strerror(errno));
     rtest_dir[0] = '\0';
@@ -447,16 +442,15 @@ int rtest_setup(struct rtest_evidence *e, int with_quick)
 
 void rtest_teardown(struct rtest_evidence *e)
 {
-  char cmd[1200];
+  int rc;
 
   json_object_put(e->full_doc);
   e->full_doc = NULL;
   if (rtest_dir[0] == '\0')
     return;
   rtest_kill_ours();
-  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", rtest_dir);
-  if (system(cmd) != 0)
-    tap_diag("could not remove %s", rtest_dir);
+  if ((rc = scratch_remove_tree(rtest_dir, 0)) != 0)
+    tap_diag("could not remove %s: %s", rtest_dir, uv_strerror(rc));
 }
 
 char *rtest_md_unpadded(char *text)

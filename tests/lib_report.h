@@ -3,14 +3,14 @@
  * and a merged document of three platforms made from the latter, with a
  * failed lane whose name and message carry markup, quotes, control
  * characters and bytes that are not UTF-8; and the helpers that start
- * programs (a browser, Python) with their output in that folder. */
+ * programs (a browser, Python) with their output in that folder. The
+ * lanes are the platform's (LIB_LANES_FEW, tests/lib_lanes.h). */
 #ifndef CROSSRUN_TESTS_LIB_REPORT_H
 #define CROSSRUN_TESTS_LIB_REPORT_H
 
 #include <json-c/json.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <sys/types.h>
 
 struct report; /* evidence/report/report.h */
 
@@ -65,19 +65,18 @@ char *rtest_md_unpadded(char *text);
  * else 0, with the first line that does not in *bad. */
 int rtest_md_aligned(const char *text, const char **bad);
 
-/* Starts argv in its own process group with stdout and stderr to files
- * and env added to the environment. Returns the pid, or -1. */
-pid_t rtest_start(const char *const *argv, const char *out, const char *err,
-                  const char *const *env);
-
-/* Waits for pid at most seconds, then kills its whole group on every path
- * (a browser leaves helpers behind). Exit code, 128+N for a signal, or -1
- * on timeout. */
-int rtest_finish(pid_t pid, double seconds);
+/* Runs argv (looked up in PATH) to its end, at most seconds, with stdout
+ * and stderr to files and env (NULL: none) added to the environment, in a
+ * process group of its own that is killed whole on every path (a browser
+ * leaves helpers behind; tests/lib_child.h). Its exit code, 128+N for a
+ * signal, or -1 when it could not start or timed out. */
+int rtest_run(const char *const *argv, const char *out, const char *err,
+              const char *const *env, double seconds);
 
 /* Processes that name the folder on their command line (a browser's
  * crash handler starts a session of its own, outside the group): how
- * many there are, and killing them by their id. Where /proc exists. */
+ * many there are, and killing them by their id. Where /proc exists; on
+ * Windows none are found. */
 int rtest_count_ours(void);
 void rtest_kill_ours(void);
 

@@ -1,6 +1,7 @@
 /* Helpers of the validator's tests: see tests/lib_validate.h. */
 #include "tests/lib_validate.h"
 #include "evidence/check/figures.h"
+#include "tests/lib_child.h"
 #include "tests/tap.h"
 
 #include <stdio.h>
@@ -123,6 +124,30 @@ json_object *vtest_load(const char *path)
     doc = NULL;
   validate_errors_release(&e);
   return doc;
+}
+
+int vtest_run(const char *crossrun, const char *const *args, const char *log,
+              double seconds)
+{
+  struct child_opts opts = {log, log, 0};
+  struct child_run r;
+  const char *argv[32];
+  int n = 0, rc;
+
+  argv[n++] = crossrun;
+  for (int i = 0; args[i] != NULL && n < 31; i++)
+    argv[n++] = args[i];
+  argv[n] = NULL;
+  rc = child_run_with(&r, argv, NULL, NULL, &opts, seconds);
+  if (rc != 0)
+    tap_diag("%s: %s", crossrun, uv_strerror(rc));
+  else if (r.timed_out || r.term_signal != 0)
+    child_explain(&r, crossrun);
+  rc = rc == 0 && r.exited && !r.timed_out && r.term_signal == 0
+           ? (int)r.exit_status
+           : -1;
+  child_release(&r);
+  return rc;
 }
 
 struct refigure {

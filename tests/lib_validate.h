@@ -48,4 +48,20 @@ int vtest_refigure(json_object *doc);
 /* The JSON document at path as the validator reads it, or NULL. */
 json_object *vtest_load(const char *path);
 
+/* Runs crossrun (a path) with args (NULL-terminated) to its end, at most
+ * seconds, its stdout and stderr together in the file log. Its exit code,
+ * or -1 when it could not start, timed out or was killed (then with a
+ * diagnostic). */
+int vtest_run(const char *crossrun, const char *const *args, const char *log,
+              double seconds);
+
+/* The "os" crossrun records on the platform the tests run on. */
+#if defined(_WIN32)
+#define VTEST_OS "windows"
+#elif defined(__APPLE__)
+#define VTEST_OS "macos"
+#else
+#define VTEST_OS "linux"
+#endif
+
 #endif

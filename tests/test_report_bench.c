@@ -23,15 +23,13 @@ static int run_figures(const char *const *args, char **out)
 {
   const char *argv[16];
   int n = 0, rc;
-  pid_t pid;
 
   argv[n++] = figures;
   for (int i = 0; args[i] && n < 15; i++)
     argv[n++] = args[i];
   argv[n] = NULL;
-  pid = rtest_start(argv, rtest_in_dir("figures.out"),
-                    rtest_in_dir("figures.err"), NULL);
-  rc = pid < 0 ? -1 : rtest_finish(pid, tap_timeout_s(30));
+  rc = rtest_run(argv, rtest_in_dir("figures.out"), rtest_in_dir("figures.err"),
+                 NULL, tap_timeout_s(30));
   *out = rtest_slurp(rtest_in_dir("figures.out"), NULL);
   if (rc != 0) {
     char *e = rtest_slurp(rtest_in_dir("figures.err"), NULL);

@@ -8,14 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <uv.h>
 
 #include "evidence/base/json_read.h"
 #include "evidence/schema/validate.h"
 #include "runner/commands.h"
 #include "tests/lib_lanes.h"
+#include "tests/lib_scratch.h"
 #include "tests/lib_validate.h"
 #include "tests/tap.h"
 
@@ -84,13 +83,12 @@ static void expect_file_error(const char *name, const char *text, size_t len,
   remove(path);
 }
 
-static int run(const char *args)
+/* Runs crossrun with args, its output in the folder's "stdout". */
+static int run(const char *const *args)
 {
-  char cmd[4096];
-  int status;
-  snprintf(cmd, sizeof(cmd), "%s %s >%s/stdout 2>&1", crossrun, args, dir);
-  status = system(cmd);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  char log[600];
+  snprintf(log, sizeof(log), "%s/stdout", dir);
+  return vtest_run(crossrun, args, log, tap_timeout_s(600));
 }
 
 /* The one evidence-*.json or rejected-*.json file in folder, or "". */
@@ -123,9 +121,11 @@ static void test_written_evidence(void)
   int rc;
 
   snprintf(out, sizeof(out), "%s/quick.json", dir);
-  snprintf(args, sizeof(args),
-           "quick --lanes " LIB_LANES_EACH_RUNTIME " --out %s", out);
-  rc = run(args);
+  {
+    const char *a[] = {"quick", "--lanes", LIB_LANES_EACH_RUNTIME,
+                       "--out", out,       NULL};
+    rc = run(a);
+  }
   /* 1: a lane failed or a toolchain is missing; the file is evidence all
    * the same. */
   TAP_OK(rc == 0 || rc == 1, "crossrun quick (every runtime) ran: exit %d", rc);
@@ -136,11 +136,13 @@ static void test_written_evidence(void)
   quick_doc = vtest_load(out);
 
   snprintf(out, sizeof(out), "%s/run.json", dir);
-  snprintf(args, sizeof(args),
-           "run --lanes c-c,c-node,node-node --samples 2 --round-trips 20000 "
-           "--warmup 1000 --out %s",
-           out);
-  rc = run(args);
+  {
+    const char *a[] = {"run",       "--lanes",  "c-c,c-node,node-node",
+                       "--samples", "2",        "--round-trips",
+                       "20000",     "--warmup", "1000",
+                       "--out",     out,        NULL};
+    rc = run(a);
+  }
   TAP_OK(rc == 0 || rc == 1, "crossrun run ran: exit %d", rc);
   rc = validate_file(schema_path, out, &e, args, sizeof(args));
   if (!TAP_EQ_INT(rc, 0, "run evidence validates clean (rc %d)", rc))
@@ -149,12 +151,23 @@ static void test_written_evidence(void)
   run_doc = vtest_load(out);
 
   snprintf(recdir, sizeof(recdir), "%s/record", dir);
-  snprintf(args, sizeof(args),
-           "record --output-directory %s --rehearse --no-conform --lanes c-c "
-           "--samples 1 "
-           "--round-trips 20000 --warmup 1000",
-           recdir);
-  rc = run(args);
+  {
+    const char *a[] = {"record",
+                       "--output-directory",
+                       recdir,
+                       "--rehearse",
+                       "--no-conform",
+                       "--lanes",
+                       "c-c",
+                       "--samples",
+                       "1",
+                       "--round-trips",
+                       "20000",
+                       "--warmup",
+                       "1000",
+                       NULL};
+    rc = run(a);
+  }
   find_json(recdir, recfile, sizeof(recfile));
   TAP_OK(recfile[0] != '\0',
          "crossrun record --rehearse wrote a file: exit "
@@ -706,7 +719,7 @@ int main(void)
 {
   const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
   const char *root = getenv("CROSSRUN_ROOT") ? getenv("CROSSRUN_ROOT") : ".";
-  char cmd[256];
+  int rc;
 
   snprintf(crossrun, sizeof(crossrun), "%s/crossrun", build);
   snprintf(schema_path, sizeof(schema_path), "%s/evidence/schema.json", root);
@@ -737,8 +750,7 @@ int main(void)
   json_object_put(run_doc);
   json_object_put(record_doc);
   json_object_put(schema);
-  snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-  if (system(cmd) != 0)
-    tap_diag("could not remove %s", dir);
+  if ((rc = scratch_remove_tree(dir, 0)) != 0)
+    tap_diag("could not remove %s: %s", dir, uv_strerror(rc));
   return tap_done();
 }

@@ -8,23 +8,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <uv.h>
 
 #include "evidence/merge/merge.h"
+#include "tests/lib_scratch.h"
 #include "tests/lib_validate.h"
 #include "tests/tap.h"
 
 static char crossrun[1024], dir[512], record[1200];
 static json_object *base;
 
-static int run(const char *args, const char *log)
+/* Runs crossrun with args, its output in the folder's file log. */
+static int run(const char *const *args, const char *log)
 {
-  char cmd[4096];
-  int status;
-  snprintf(cmd, sizeof(cmd), "%s %s >%s/%s 2>&1", crossrun, args, dir, log);
-  status = system(cmd);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  char path[700];
+  snprintf(path, sizeof(path), "%s/%s", dir, log);
+  return vtest_run(crossrun, args, path, tap_timeout_s(600));
 }
 
 static char *slurp(const char *name)
@@ -37,16 +36,25 @@ static char *slurp(const char *name)
 /* The record's one evidence-*.json file, into record. */
 static int make_record(void)
 {
-  char args[2048], folder[700];
+  char folder[700];
+  const char *args[] = {"record",
+                        "--output-directory",
+                        folder,
+                        "--rehearse",
+                        "--no-conform",
+                        "--lanes",
+                        "c-c,c-node,node-node",
+                        "--samples",
+                        "2",
+                        "--round-trips",
+                        "20000",
+                        "--warmup",
+                        "1000",
+                        NULL};
   uv_fs_t req;
   uv_dirent_t ent;
 
   snprintf(folder, sizeof(folder), "%s/record", dir);
-  snprintf(
-      args, sizeof(args),
-      "record --output-directory %s --rehearse --no-conform --lanes c-c,c-node,"
-      "node-node --samples 2 --round-trips 20000 --warmup 1000",
-      folder);
   run(args, "record.log");
   record[0] = '\0';
   if (uv_fs_scandir(NULL, &req, folder, 0, NULL) >= 0)
@@ -77,15 +85,15 @@ static void save(json_object *doc, const char *name, char *path, size_t len)
 static void expect_refused(const char *path, const char *pointer,
                            const char *want, const char *what)
 {
-  static const char *const require[] = {"linux"};
+  static const char *const require[] = {VTEST_OS};
   struct merge_options o = MERGE_OPTIONS_INIT;
   struct merge_problems p = MERGE_PROBLEMS_INIT;
   const char *paths[1] = {path};
-  char args[1400], line[2048], *out;
+  const char *args[] = {"validate", path, NULL};
+  char line[2048], *out;
   json_object *merged = NULL;
   int rc, found = 0;
 
-  snprintf(args, sizeof(args), "validate %s", path);
   rc = run(args, "validate.out");
   out = slurp("validate.out");
   snprintf(line, sizeof(line), "%s: at %s: recorded ", path, pointer);
@@ -121,15 +129,15 @@ static json_object *edited(const char *pointer, json_object *v)
 
 static void test_as_written(void)
 {
-  static const char *const require[] = {"linux"};
+  static const char *const require[] = {VTEST_OS};
   struct merge_options o = MERGE_OPTIONS_INIT;
   struct merge_problems p = MERGE_PROBLEMS_INIT;
   const char *paths[1] = {record};
   json_object *merged = NULL;
-  char args[1400], *out;
+  const char *args[] = {"validate", record, NULL};
+  char *out;
   int rc;
 
-  snprintf(args, sizeof(args), "validate %s", record);
   rc = run(args, "validate.out");
   out = slurp("validate.out");
   if (!TAP_OK(rc == 0, "the record as written validates"))
@@ -245,7 +253,7 @@ static void test_edits(void)
   /* The schema refuses it first (comparisons beside no claims); merge
    * reads no schema and names the field. */
   {
-    static const char *const require[] = {"linux"};
+    static const char *const require[] = {VTEST_OS};
     struct merge_options o = MERGE_OPTIONS_INIT;
     struct merge_problems p = MERGE_PROBLEMS_INIT;
     const char *paths[1] = {path};
@@ -269,7 +277,7 @@ static void test_edits(void)
 int main(void)
 {
   const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
-  char cmd[700];
+  int rc;
 
   snprintf(crossrun, sizeof(crossrun), "%s/crossrun", build);
   if (!TAP_OK(tap_mkdtemp(dir, sizeof dir) != NULL, "a temporary folder"))
@@ -284,8 +292,7 @@ int main(void)
     test_edits();
   }
   json_object_put(base);
-  snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-  if (system(cmd) != 0)
-    tap_diag("could not remove %s", dir);
+  if ((rc = scratch_remove_tree(dir, 0)) != 0)
+    tap_diag("could not remove %s: %s", dir, uv_strerror(rc));
   return tap_done();
 }
