@@ -3,6 +3,7 @@
 #include "tests/lib_child.h"
 #include "tests/lib_lanes.h"
 #include "tests/lib_json.h"
+#include "tests/lib_memfile.h"
 #include "tests/lib_scratch.h"
 #include "tests/tap.h"
 #include "protocol/histogram.h"
@@ -521,16 +522,16 @@ char *rtest_rendered(const struct report *r,
 {
   char *text = NULL;
   size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
+  FILE *f = memfile_open(&text, &len);
 
   if (f == NULL)
     return NULL;
   if (render(r, f) != 0) {
-    fclose(f);
+    memfile_close(f);
     free(text);
     return NULL;
   }
-  fclose(f);
+  memfile_close(f);
   return text;
 }
 

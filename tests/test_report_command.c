@@ -13,9 +13,17 @@
 #include "evidence/base/json_read.h"
 #include "evidence/report/report.h"
 #include "runner/commands.h"
+#include "tests/lib_env.h"
 #include "tests/lib_json.h"
+#include "tests/lib_memfile.h"
 #include "tests/lib_report.h"
 #include "tests/tap.h"
+
+#ifdef _WIN32
+#define NULL_DEVICE "NUL"
+#else
+#define NULL_DEVICE "/dev/null"
+#endif
 
 /* ---- the command ---- */
 
@@ -33,13 +41,13 @@ static int report_cmd(const char *const *args, char **out, char **err)
   for (int i = 0; args[i] && argc < 15; i++)
     argv[argc++] = args[i];
   argv[argc] = NULL;
-  f[0] = open_memstream(&text[0], &len[0]);
-  f[1] = open_memstream(&text[1], &len[1]);
+  f[0] = memfile_open(&text[0], &len[0]);
+  f[1] = memfile_open(&text[1], &len[1]);
   if (f[0] != NULL && f[1] != NULL)
     rc = cmd_report(argc, (char **)argv, f[0], f[1]);
   for (int k = 0; k < 2; k++)
     if (f[k] != NULL)
-      fclose(f[k]);
+      memfile_close(f[k]);
   if (out)
     *out = text[0];
   else
@@ -74,7 +82,7 @@ static void test_command(const char *full, const char *merged)
   snprintf(md, sizeof(md), "%s", rtest_in_dir("cmd.md"));
   snprintf(html, sizeof(html), "%s", rtest_in_dir("cmd.html"));
   snprintf(xml, sizeof(xml), "%s", rtest_in_dir("cmd.xml"));
-  unsetenv("GITHUB_STEP_SUMMARY");
+  env_set("GITHUB_STEP_SUMMARY", NULL);
 
   {
     const char *a[] = {full, "--markdown", md, "--html=", NULL};
@@ -141,13 +149,14 @@ static void test_command(const char *full, const char *merged)
   snprintf(bad, sizeof(bad), "%s", rtest_in_dir("summary.md"));
   remove(bad);
   {
-    FILE *f = fopen(bad, "w");
+    /* Binary, as crossrun appends: no "\r\n" on Windows. */
+    FILE *f = fopen(bad, "wb");
     if (f) {
       fputs("earlier step\n", f);
       fclose(f);
     }
   }
-  setenv("GITHUB_STEP_SUMMARY", bad, 1);
+  env_set("GITHUB_STEP_SUMMARY", bad);
   {
     const char *a[] = {merged, "--markdown", md,  "--html",
                        html,   "--junit",    xml, NULL};
@@ -169,7 +178,7 @@ static void test_command(const char *full, const char *merged)
     free(out);
     free(err);
   }
-  unsetenv("GITHUB_STEP_SUMMARY");
+  env_set("GITHUB_STEP_SUMMARY", NULL);
   {
     const char *a[] = {full, "--markdown", "-", NULL};
     rc = report_cmd(a, &out, &err);
@@ -189,7 +198,7 @@ static void test_command(const char *full, const char *merged)
     free(err);
   }
   if (saved_copy)
-    setenv("GITHUB_STEP_SUMMARY", saved_copy, 1);
+    env_set("GITHUB_STEP_SUMMARY", saved_copy);
   free(saved_copy);
 }
 
@@ -348,7 +357,7 @@ static void test_invalid(json_object *full_doc, const char *full_path)
     return;
   }
   char *buf = malloc(len + 1);
-  FILE *sink = fopen("/dev/null", "w");
+  FILE *sink = fopen(NULL_DEVICE, "w");
   for (int iter = 0; iter < 300 && buf && sink; iter++) {
     size_t n = len;
     memcpy(buf, orig, len);
