@@ -97,7 +97,7 @@ TEST_LIB_SRC := $(wildcard tests/lib_*.c)
 # for Windows (ci/windows-check lists them as skipped, with the reason).
 ifeq ($(PLATFORM),windows)
   TEST_LIB_SRC := $(filter-out tests/lib_peers.c tests/lib_sockets.c \
-      tests/lib_report.c tests/lib_wire.c,$(TEST_LIB_SRC))
+      tests/lib_wire.c,$(TEST_LIB_SRC))
 endif
 TEST_LIB := $(BUILD)/tests/libtests.a
 # The fixture's OS layer is one of tests/fixture_os_{posix,windows}.c.
