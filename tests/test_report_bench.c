@@ -13,6 +13,7 @@
 
 #include "tests/lib_json.h"
 #include "tests/lib_report.h"
+#include "tests/lib_scratch.h"
 #include "tests/tap.h"
 
 static char figures[1100];
@@ -157,7 +158,6 @@ static void test_run(void)
 int main(void)
 {
   const char *b = getenv("BUILD") ? getenv("BUILD") : "build";
-  char cmd[600];
 
   snprintf(figures, sizeof(figures), "%s/bench/figures", b);
   if (access(figures, X_OK) != 0) {
@@ -171,8 +171,7 @@ int main(void)
   }
   test_figures();
   test_run();
-  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", rtest_dir);
-  if (system(cmd) != 0)
+  if (rtest_dir[0] != '\0' && scratch_remove_tree(rtest_dir, 0) != 0)
     tap_diag("could not remove %s", rtest_dir);
   return tap_done();
 }

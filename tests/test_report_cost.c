@@ -14,6 +14,7 @@
 #include "protocol/histogram.h"
 #include "tests/lib_json.h"
 #include "tests/lib_report.h"
+#include "tests/lib_scratch.h"
 #include "tests/tap.h"
 
 static int load_doc(struct report *r, json_object *doc)
@@ -370,7 +371,6 @@ int main(void)
 {
   json_object *doc = rtest_cost_doc();
   struct report r;
-  char cmd[600];
 
   if (tap_mkdtemp(rtest_dir, sizeof(rtest_dir)) == NULL)
     rtest_dir[0] = '\0';
@@ -385,8 +385,7 @@ int main(void)
   json_object_put(doc);
   test_older();
   test_refused();
-  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", rtest_dir);
-  if (rtest_dir[0] != '\0' && system(cmd) != 0)
+  if (rtest_dir[0] != '\0' && scratch_remove_tree(rtest_dir, 0) != 0)
     tap_diag("could not remove %s", rtest_dir);
   return tap_done();
 }
