@@ -217,15 +217,17 @@ static void test_daemonizing(void)
   model_sample_release(&r);
 }
 
-/* The coordinator stays out of the way: its own CPU during a sample of the
- * C lane is at most 0.3% of the sample's wall time (the peers' ends come
- * as events; the timer runs at its slow period). Under AddressSanitizer
- * every call of the coordinator costs two to three times as much, and
- * what is checked there is the memory safety, so the bound is wider. */
+/* The coordinator stays out of the way: the peers' ends come as events
+ * and the timer runs at its slow period. How small its share is (the aim
+ * is 0.3% of the sample's wall time) is make bench's figure, not a timed
+ * test's: a shared machine's load moves it (0.43% at a load near 3). The
+ * bound here is one that a coordinator which polls fails whatever the
+ * load (a 5 ms timer cost 1.2 to 1.5%), and it is wider under
+ * AddressSanitizer, where every call costs two to three times as much. */
 #if defined(__SANITIZE_ADDRESS__)
-#define COORDINATOR_SHARE_MAX 0.01
+#define COORDINATOR_SHARE_MAX 0.03
 #else
-#define COORDINATOR_SHARE_MAX 0.003
+#define COORDINATOR_SHARE_MAX 0.01
 #endif
 static void test_coordinator(void)
 {
