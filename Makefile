@@ -93,12 +93,6 @@ TEST_SRC := $(wildcard tests/test_*.c)
 # Helpers the test programs share (tests/lib_*.c), in one archive from
 # which each program links the helpers it uses and only those.
 TEST_LIB_SRC := $(wildcard tests/lib_*.c)
-# Children and sockets the POSIX way: the tests that use them do not build
-# for Windows (ci/windows-check lists them as skipped, with the reason).
-ifeq ($(PLATFORM),windows)
-  TEST_LIB_SRC := $(filter-out tests/lib_peers.c tests/lib_sockets.c \
-      tests/lib_wire.c,$(TEST_LIB_SRC))
-endif
 TEST_LIB := $(BUILD)/tests/libtests.a
 # The fixture's OS layer is one of tests/fixture_os_{posix,windows}.c.
 FIXTURE_SRC := tests/fixture.c $(filter-out tests/fixture_os_%.c,\

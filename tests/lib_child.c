@@ -204,3 +204,150 @@ void child_explain(const struct child_run *r, const char *what)
            r->timed_out ? "timed out" : "ended", (long long)r->exit_status,
            r->term_signal, r->truncated ? ", output cut" : "", r->stderr_buf);
 }
+
+/* ---- children on the caller's loop ---- */
+
+/* Reads go straight into the capture's buffer; once it is full, into a
+ * scratch buffer that is dropped (and counted as cut). */
+static void capture_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+  static char scratch[65536];
+  struct child_capture *c = h->data;
+
+  if (c->len < c->cap) {
+    buf->base = c->buf + c->len;
+    buf->len = c->cap - c->len;
+  } else {
+    buf->base = scratch;
+    buf->len = sizeof(scratch);
+  }
+}
+
+static void on_capture_closed(uv_handle_t *h)
+{
+  ((struct child_capture *)h->data)->open = 0;
+}
+
+static void capture_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+  struct child_capture *c = s->data;
+
+  if (n < 0) {
+    uv_close((uv_handle_t *)s, on_capture_closed);
+    return;
+  }
+  if (buf->base == c->buf + c->len)
+    c->len += (size_t)n;
+  else if (n > 0)
+    c->cut = 1;
+  c->buf[c->len] = '\0';
+}
+
+static void spawned_closed(uv_handle_t *h)
+{
+  ((struct child_proc *)h->data)->running = 0;
+}
+
+static void spawned_exit(uv_process_t *p, int64_t status, int sig)
+{
+  struct child_proc *c = p->data;
+
+  c->exited = 1;
+  c->exit_status = status;
+  c->term_signal = sig;
+  uv_close((uv_handle_t *)p, spawned_closed);
+}
+
+int child_spawn(uv_loop_t *loop, struct child_proc *c, const char *const *argv,
+                const char *cwd, char **env, int flags,
+                struct child_capture *out, struct child_capture *err)
+{
+  uv_process_options_t opts;
+  uv_stdio_container_t stdio[3];
+  int rc;
+
+  memset(&c->proc, 0, sizeof(c->proc));
+  c->out = out;
+  c->err = err;
+  c->running = c->exited = 0;
+  c->exit_status = 0;
+  c->term_signal = 0;
+  for (int i = 0; i < 2; i++) {
+    struct child_capture *k = i ? err : out;
+    k->len = 0;
+    k->cut = 0;
+    k->buf[0] = '\0';
+    uv_pipe_init(loop, &k->pipe, 0);
+    k->pipe.data = k;
+  }
+  c->proc.data = c;
+
+  memset(&opts, 0, sizeof(opts));
+  stdio[0].flags = UV_IGNORE;
+  stdio[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+  stdio[1].data.stream = (uv_stream_t *)&out->pipe;
+  stdio[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+  stdio[2].data.stream = (uv_stream_t *)&err->pipe;
+  opts.file = argv[0];
+  opts.args = (char **)argv;
+  opts.cwd = cwd;
+  opts.env = env;
+  opts.stdio = stdio;
+  opts.stdio_count = 3;
+  opts.exit_cb = spawned_exit;
+#ifndef _WIN32
+  /* setsid(): a new session is a new process group. (On Windows the flag
+   * would take the child out of libuv's job, which ends it with us.) */
+  if (flags & CHILD_OWN_GROUP)
+    opts.flags |= UV_PROCESS_DETACHED;
+#endif
+
+  rc = uv_spawn(loop, &c->proc, &opts);
+#ifdef _WIN32
+  c->os_error = rc < 0 ? (unsigned long)GetLastError() : 0;
+#else
+  c->os_error = 0;
+#endif
+  out->open = err->open = 1;
+  if (rc < 0) {
+    /* The handles were initialized: they close on the loop, now. */
+    uv_close((uv_handle_t *)&out->pipe, on_capture_closed);
+    uv_close((uv_handle_t *)&err->pipe, on_capture_closed);
+    c->running = 1;
+    uv_close((uv_handle_t *)&c->proc, spawned_closed);
+    while (out->open || err->open || c->running)
+      uv_run(loop, UV_RUN_NOWAIT);
+    return rc;
+  }
+  c->running = 1;
+  uv_read_start((uv_stream_t *)&out->pipe, capture_alloc, capture_read);
+  uv_read_start((uv_stream_t *)&err->pipe, capture_alloc, capture_read);
+  return 0;
+}
+
+int child_done(const struct child_proc *c)
+{
+  return c->exited && !c->running && !c->out->open && !c->err->open;
+}
+
+void child_close_pipes(struct child_proc *c)
+{
+  for (int i = 0; i < 2; i++) {
+    struct child_capture *k = i ? c->err : c->out;
+    if (k->open && !uv_is_closing((uv_handle_t *)&k->pipe))
+      uv_close((uv_handle_t *)&k->pipe, on_capture_closed);
+  }
+}
+
+void child_kill(struct child_proc *c, int flags)
+{
+  if (!c->running || c->exited)
+    return;
+#ifndef _WIN32
+  if (flags & CHILD_OWN_GROUP) {
+    uv_kill(-c->proc.pid, SIGKILL);
+    return;
+  }
+#endif
+  uv_process_kill(&c->proc, SIGKILL);
+}

@@ -1,7 +1,12 @@
-/* Running a helper program (sha256sum, npm, crossrun) to its end on a loop
- * of its own, keeping its output or writing it to files, with a deadline.
- * While it runs its pid is scratch_child_pid, so that an interrupted test
- * kills it. */
+/* Children of a test program through libuv, on Linux and Windows alike.
+ *
+ * child_run runs a helper program (sha256sum, npm, crossrun) to its end on
+ * a loop of its own, keeping its output or writing it to files, with a
+ * deadline; while it runs its pid is scratch_child_pid, so that an
+ * interrupted test kills it. child_spawn starts one on a loop its caller
+ * runs, with stdin on the null device and stdout and stderr kept in the
+ * caller's buffers (bounded), so that several run at once
+ * (tests/lib_peers). */
 #ifndef CROSSRUN_TESTS_LIB_CHILD_H
 #define CROSSRUN_TESTS_LIB_CHILD_H
 
@@ -11,6 +16,58 @@
 
 #define CHILD_OUTPUT_LIMIT (1 << 20) /* bytes of a child's stdout kept */
 #define CHILD_STDERR_LIMIT 4096
+
+/* One output stream of a child: at most cap bytes of it in buf (the
+ * caller's, cap + 1 bytes, kept NUL-terminated), more counted as cut. */
+struct child_capture {
+  uv_pipe_t pipe;
+  char *buf;
+  size_t cap, len;
+  int cut;
+  int open; /* the pipe is not closed yet */
+};
+
+/* A child started by child_spawn. */
+struct child_proc {
+  uv_process_t proc;
+  struct child_capture *out, *err;
+  int running; /* the process handle is not closed yet */
+  int exited;
+  int64_t exit_status;
+  int term_signal; /* the signal libuv reports (0: none) */
+  /* Windows' error code of a spawn that failed (GetLastError; libuv's
+   * error says UV_UNKNOWN for many), 0 elsewhere. */
+  unsigned long os_error;
+};
+
+/* child_spawn's flags. */
+enum {
+  /* POSIX: in a session, so a process group, of its own, which
+   * child_kill_group ends whole. Windows has no groups to give: every
+   * child is in libuv's job object, which ends it with this program. */
+  CHILD_OWN_GROUP = 1,
+};
+
+/* Starts argv[0] (looked up in PATH) on loop in cwd (NULL: this
+ * program's) with env (NULL: this program's), stdin on the null device,
+ * stdout into out and stderr into err (buf and cap set by the caller).
+ * Returns 0, or the libuv error of the spawn with nothing left open (the
+ * loop need not run). c, out and err stay in place until child_done. */
+int child_spawn(uv_loop_t *loop, struct child_proc *c, const char *const *argv,
+                const char *cwd, char **env, int flags,
+                struct child_capture *out, struct child_capture *err);
+
+/* 1 once it has exited and its handles are closed (its output then whole,
+ * unless child_close_pipes cut it). */
+int child_done(const struct child_proc *c);
+
+/* Closes its pipes not at their end yet (a grandchild that holds them);
+ * the loop must run once more for them to close. */
+void child_close_pipes(struct child_proc *c);
+
+/* SIGKILL for a child still running: to its process group when it was
+ * started with CHILD_OWN_GROUP (POSIX), else to it. */
+void child_kill(struct child_proc *c, int flags);
 
 struct child_run {
   uv_loop_t loop;

@@ -1,33 +1,47 @@
-/* Peers as child processes: starting, capturing, polling, waiting with a
- * deadline, killing and reaping, the children's TMPDIR and the signal
- * handlers that clean up (see tests/lib_peers.h). */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
+/* Peers as child processes: starting (tests/lib_child), capturing,
+ * polling, waiting with a deadline, killing and reaping, the children's
+ * TMPDIR and the signal handlers that clean up (see tests/lib_peers.h). */
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
+#include <unistd.h>
+#include <uv.h>
+
+#ifndef _WIN32
+#include <sys/wait.h>
+#endif
+
+#include "tests/lib_env.h"
 #include "tests/lib_peers.h"
 #include "tests/tap.h"
 
-extern char **environ;
+/* The loop every child's process and pipes are on, and the timer that
+ * bounds one peers_poll. */
+static uv_loop_t loop;
+static uv_timer_t poll_timer;
+static int loop_ready;
+
+static uv_loop_t *peers_loop(void)
+{
+  if (!loop_ready) {
+    uv_loop_init(&loop);
+    uv_timer_init(&loop, &poll_timer);
+    loop_ready = 1;
+  }
+  return &loop;
+}
 
 /* A fresh, empty TMPDIR for the children (lanes/README.md: they must
  * leave it empty). */
 static char child_tmp[512];
 
 /* Process groups to kill when this program is interrupted. */
-static volatile pid_t live_groups[8];
+static volatile int live_groups[8];
 
-static void live_add(pid_t pid)
+static void live_add(int pid)
 {
   for (size_t i = 0; i < sizeof live_groups / sizeof live_groups[0]; i++)
     if (live_groups[i] == 0) {
@@ -36,7 +50,7 @@ static void live_add(pid_t pid)
     }
 }
 
-static void live_remove(pid_t pid)
+static void live_remove(int pid)
 {
   for (size_t i = 0; i < sizeof live_groups / sizeof live_groups[0]; i++)
     if (live_groups[i] == pid)
@@ -45,11 +59,14 @@ static void live_remove(pid_t pid)
 
 static void on_fatal_signal(int sig)
 {
+#ifndef _WIN32
   for (size_t i = 0; i < sizeof live_groups / sizeof live_groups[0]; i++)
     if (live_groups[i] > 0) {
       kill(-live_groups[i], SIGKILL);
       waitpid(live_groups[i], NULL, 0);
     }
+#endif
+  /* Windows: libuv's job object ends the children with this program. */
   if (child_tmp[0] != '\0')
     rmdir(child_tmp); /* the children create nothing in it */
   signal(sig, SIG_DFL);
@@ -58,9 +75,7 @@ static void on_fatal_signal(int sig)
 
 double peers_now_s(void)
 {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+  return (double)uv_hrtime() / 1e9;
 }
 
 static const char *build_dir(void)
@@ -71,204 +86,170 @@ static const char *build_dir(void)
 
 int peers_bin(char *out, size_t outlen, const char *rel)
 {
+  uv_fs_t req;
+  int rc;
+
+#ifdef _WIN32
+  snprintf(out, outlen, "%s/%s.exe", build_dir(), rel);
+#else
   snprintf(out, outlen, "%s/%s", build_dir(), rel);
-  return access(out, X_OK) == 0;
+#endif
+  rc = uv_fs_access(NULL, &req, out, X_OK, NULL);
+  uv_fs_req_cleanup(&req);
+  return rc == 0;
 }
 
 int peers_setup(const char *name, char *err, size_t errlen)
 {
   const char *base = getenv("TMPDIR");
   char tmpl[512];
+  uv_fs_t req;
+  int rc;
 
+#ifndef _WIN32
   signal(SIGPIPE, SIG_IGN);
+  signal(SIGHUP, on_fatal_signal);
+#endif
   signal(SIGINT, on_fatal_signal);
   signal(SIGTERM, on_fatal_signal);
-  signal(SIGHUP, on_fatal_signal);
 
   snprintf(tmpl, sizeof tmpl, "%s/crossrun-%s-XXXXXX",
            base && *base ? base : "/tmp", name);
-  if (mkdtemp(tmpl) == NULL) {
-    snprintf(err, errlen, "mkdtemp %s: %s", tmpl, strerror(errno));
+  rc = uv_fs_mkdtemp(NULL, &req, tmpl, NULL);
+  if (rc == 0)
+    snprintf(child_tmp, sizeof child_tmp, "%s", req.path);
+  uv_fs_req_cleanup(&req);
+  if (rc != 0) {
+    snprintf(err, errlen, "mkdtemp %s: %s", tmpl, uv_strerror(rc));
     return -1;
   }
-  snprintf(child_tmp, sizeof child_tmp, "%s", tmpl);
-  setenv("TMPDIR", child_tmp, 1);
-  setenv("TEMP", child_tmp, 1);
-  setenv("TMP", child_tmp, 1);
+  if (env_set("TMPDIR", child_tmp) != 0 || env_set("TEMP", child_tmp) != 0 ||
+      env_set("TMP", child_tmp) != 0) {
+    snprintf(err, errlen, "cannot set TMPDIR, TEMP and TMP to %s", child_tmp);
+    return -1;
+  }
   return 0;
 }
 
 /* Whether the children's TMPDIR is empty; empties it for the next test. */
 int peers_tmp_empty(void)
 {
-  DIR *d = opendir(child_tmp);
-  struct dirent *e;
+  uv_fs_t req;
+  uv_dirent_t ent;
   int empty = 1;
 
-  if (d == NULL)
+  if (uv_fs_scandir(NULL, &req, child_tmp, 0, NULL) < 0) {
+    uv_fs_req_cleanup(&req);
     return 0;
-  while ((e = readdir(d)) != NULL) {
-    char path[1024];
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-      continue;
-    empty = 0;
-    tap_diag("left in TMPDIR: %s", e->d_name);
-    snprintf(path, sizeof path, "%s/%s", child_tmp, e->d_name);
-    unlink(path);
   }
-  closedir(d);
+  while (uv_fs_scandir_next(&req, &ent) == 0) {
+    char path[1024];
+    uv_fs_t rm;
+    empty = 0;
+    tap_diag("left in TMPDIR: %s", ent.name);
+    snprintf(path, sizeof path, "%s/%s", child_tmp, ent.name);
+    uv_fs_unlink(NULL, &rm, path, NULL);
+    uv_fs_req_cleanup(&rm);
+  }
+  uv_fs_req_cleanup(&req);
   return empty;
 }
 
 int peers_tmp_remove(void)
 {
-  return peers_tmp_empty() && rmdir(child_tmp) == 0;
+  uv_fs_t req;
+  int rc;
+
+  if (!peers_tmp_empty())
+    return 0;
+  rc = uv_fs_rmdir(NULL, &req, child_tmp, NULL);
+  uv_fs_req_cleanup(&req);
+  return rc == 0;
 }
 
 /* Starts argv[0] with argv in its own process group. Returns 0 or -1. */
 int peers_start(struct peers_proc *p, const char *name, char *const argv[])
 {
-  int out[2] = {-1, -1}, err[2] = {-1, -1};
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t attr;
-  sigset_t none, defaults;
   int rc;
 
   memset(p, 0, sizeof *p);
   p->name = name;
-  p->out.fd = p->err.fd = -1;
-  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
-    tap_diag("pipe: %s", strerror(errno));
-    goto fail;
-  }
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-  posix_spawnattr_init(&attr);
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
-                                      POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
-  rc = posix_spawn(&p->pid, argv[0], &fa, &attr, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  close(out[1]);
-  close(err[1]);
+  p->out.buf = p->out_buf;
+  p->out.cap = PEERS_CAPTURE_BYTES;
+  p->err.buf = p->err_buf;
+  p->err.cap = PEERS_CAPTURE_BYTES;
+  rc = child_spawn(peers_loop(), &p->child, (const char *const *)argv, NULL,
+                   NULL, CHILD_OWN_GROUP, &p->out, &p->err);
   if (rc != 0) {
-    tap_diag("spawn %s: %s", argv[0], strerror(rc));
-    p->pid = 0;
-    close(out[0]);
-    close(err[0]);
+    tap_diag("spawn %s: %s", argv[0], uv_strerror(rc));
     return -1;
   }
+  p->pid = p->child.proc.pid;
   live_add(p->pid);
-  p->out.fd = out[0];
-  p->err.fd = err[0];
-  fcntl(out[0], F_SETFL, O_NONBLOCK);
-  fcntl(err[0], F_SETFL, O_NONBLOCK);
   return 0;
-
-fail:
-  for (int i = 0; i < 2; i++) {
-    if (out[i] >= 0)
-      close(out[i]);
-    if (err[i] >= 0)
-      close(err[i]);
-  }
-  return -1;
 }
 
-/* Reads what is there; closes the pipe at end of file. */
-static void capture_read(struct peers_capture *c)
+static int is_running(const struct peers_proc *p)
 {
-  char scratch[4096];
-
-  while (c->fd >= 0) {
-    char *dst = c->len < PEERS_CAPTURE_BYTES ? c->buf + c->len : scratch;
-    size_t room = c->len < PEERS_CAPTURE_BYTES ? PEERS_CAPTURE_BYTES - c->len
-                                               : sizeof scratch;
-    ssize_t n = read(c->fd, dst, room);
-    if (n > 0) {
-      if (dst == scratch)
-        c->cut = 1;
-      else
-        c->len += (size_t)n;
-      c->buf[c->len] = '\0';
-      continue;
-    }
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0 && errno == EAGAIN)
-      return;
-    close(c->fd);
-    c->fd = -1;
-  }
+  return p->pid > 0 && !p->reaped;
 }
 
-static void proc_reaped(struct peers_proc *p, int status)
+/* It is reaped once it has exited and its pipes have ended: what it wrote
+ * before exiting is whole then. A pipe held open by a grandchild past
+ * PEERS_READY_TIMEOUT_S after the exit is closed, cutting what comes. */
+static void check_reaped(struct peers_proc *p)
 {
-  p->reaped = 1;
-  p->status = status;
-  live_remove(p->pid);
-  /* It has exited: whatever it wrote is in the pipes now. */
-  capture_read(&p->out);
-  capture_read(&p->err);
-  if (p->out.fd >= 0)
-    close(p->out.fd);
-  if (p->err.fd >= 0)
-    close(p->err.fd);
-  p->out.fd = p->err.fd = -1;
+  if (!p->child.exited)
+    return;
+  if (child_done(&p->child)) {
+    p->reaped = 1;
+    live_remove(p->pid);
+    return;
+  }
+  if (p->exited_at == 0)
+    p->exited_at = peers_now_s();
+  else if (peers_now_s() - p->exited_at > tap_timeout_s(PEERS_READY_TIMEOUT_S))
+    child_close_pipes(&p->child);
+}
+
+static void on_poll_timer(uv_timer_t *t)
+{
+}
+
+/* One turn of the loop: until something happens, or timeout_ms. */
+static void loop_turn(unsigned timeout_ms)
+{
+  /* The timer counts from the loop's time, which is stale since the last
+   * turn: from it, the timer would be due at once and the turn would
+   * wait for the children alone. */
+  uv_update_time(peers_loop());
+  uv_timer_start(&poll_timer, on_poll_timer, timeout_ms, 0);
+  uv_run(peers_loop(), UV_RUN_ONCE);
+  uv_timer_stop(&poll_timer);
 }
 
 /* Kills the group of a child still running, and reaps it. */
 void peers_kill(struct peers_proc *p)
 {
-  int status;
-  if (p->pid <= 0 || p->reaped)
+  if (!is_running(p))
     return;
-  p->killed = 1;
-  kill(-p->pid, SIGKILL);
-  while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR)
-    ;
-  proc_reaped(p, status);
+  if (!p->child.exited)
+    p->killed = 1;
+  child_kill(&p->child, CHILD_OWN_GROUP);
+  while (!p->reaped) {
+    loop_turn(50);
+    check_reaped(p);
+  }
 }
 
 /* Reads the children's output and reaps those that exit, for at most
  * 50 ms. */
 void peers_poll(struct peers_proc **ps, int n)
 {
-  struct pollfd pfd[8];
-  int k = 0;
-
-  for (int i = 0; i < n; i++) {
-    if (ps[i]->pid <= 0 || ps[i]->reaped)
-      continue;
-    if (ps[i]->out.fd >= 0)
-      pfd[k++] = (struct pollfd){ps[i]->out.fd, POLLIN, 0};
-    if (ps[i]->err.fd >= 0)
-      pfd[k++] = (struct pollfd){ps[i]->err.fd, POLLIN, 0};
-  }
-  if (k > 0)
-    poll(pfd, (nfds_t)k, 50);
-  else
-    usleep(10000);
-  for (int i = 0; i < n; i++) {
-    int status;
-    if (ps[i]->pid <= 0 || ps[i]->reaped)
-      continue;
-    capture_read(&ps[i]->out);
-    capture_read(&ps[i]->err);
-    if (waitpid(ps[i]->pid, &status, WNOHANG) == ps[i]->pid)
-      proc_reaped(ps[i], status);
-  }
+  loop_turn(50);
+  for (int i = 0; i < n; i++)
+    if (is_running(ps[i]))
+      check_reaped(ps[i]);
 }
 
 /* Waits until every child of ps has exited, at most timeout_s; kills the
@@ -281,15 +262,15 @@ int peers_wait(struct peers_proc **ps, int n, double timeout_s)
   do {
     running = 0;
     for (int i = 0; i < n; i++)
-      running += ps[i]->pid > 0 && !ps[i]->reaped;
+      running += is_running(ps[i]);
     if (running == 0)
       break;
     peers_poll(ps, n);
   } while (peers_now_s() < deadline);
   for (int i = 0; i < n; i++)
-    if (ps[i]->pid > 0 && !ps[i]->reaped) {
+    if (is_running(ps[i])) {
+      killed |= !ps[i]->child.exited;
       peers_kill(ps[i]);
-      killed = 1;
     }
   return killed ? -1 : 0;
 }
@@ -298,9 +279,9 @@ int peers_exit_code(const struct peers_proc *p)
 {
   if (!p->reaped || p->killed)
     return -1;
-  if (WIFEXITED(p->status))
-    return WEXITSTATUS(p->status);
-  return 128 + WTERMSIG(p->status);
+  if (p->child.term_signal != 0)
+    return 128 + p->child.term_signal;
+  return (int)p->child.exit_status;
 }
 
 void peers_show(const struct peers_proc *p)
@@ -309,16 +290,15 @@ void peers_show(const struct peers_proc *p)
     return;
   if (p->killed)
     tap_diag("%s: killed at the deadline", p->name);
-  else if (p->reaped && WIFSIGNALED(p->status))
-    tap_diag("%s: killed by signal %d", p->name, WTERMSIG(p->status));
+  else if (p->reaped && p->child.term_signal != 0)
+    tap_diag("%s: killed by signal %d", p->name, p->child.term_signal);
   else if (p->reaped)
-    tap_diag("%s: exit %d", p->name, WEXITSTATUS(p->status));
+    tap_diag("%s: exit %" PRId64, p->name, p->child.exit_status);
   if (p->out.len)
     tap_diag("%s stdout: %.2000s", p->name, p->out.buf);
   if (p->err.len)
     tap_diag("%s stderr: %.2000s", p->name, p->err.buf);
 }
-
 static void argv_push(char **argv, int *argc, const char *s)
 {
   if (*argc < PEERS_MAX_ARGS - 1) {

@@ -1,40 +1,39 @@
 /* Peers as child processes, for the tests that run servers and clients
- * (a lane's, or tests/fixture's). Every child runs in its own process
- * group with stdin on /dev/null, its stdout and stderr captured (bounded)
- * to be shown only when its test fails; every wait has a deadline scaled
- * by tap_timeout_s(), after which the group is killed; every child is
+ * (a lane's, or tests/fixture's). Every child is started with
+ * tests/lib_child (libuv) in its own process group (POSIX) with stdin on
+ * the null device, its stdout and stderr captured (bounded) to be shown
+ * only when its test fails; every wait has a deadline scaled by
+ * tap_timeout_s(), after which the group is killed; every child is
  * reaped on every path, including SIGINT, SIGTERM and SIGHUP of the test
- * program (peers_setup installs the handlers). The children get a fresh
+ * program (peers_setup installs the handlers; on Windows libuv's job
+ * object ends the children with the program). The children get a fresh
  * TMPDIR of their own, which they must leave empty (lanes/README.md).
  *
- * POSIX; one test program at a time uses one set of children (the state
- * is global, as the signal handlers need it). */
+ * One test program at a time uses one set of children on one loop (the
+ * state is global, as the signal handlers need it). */
 #ifndef CROSSRUN_TESTS_LIB_PEERS_H
 #define CROSSRUN_TESTS_LIB_PEERS_H
 
 #include <stddef.h>
-#include <sys/types.h>
 
 #include "protocol/codec.h"
+#include "tests/lib_child.h"
 
 #define PEERS_CAPTURE_BYTES (64 * 1024)
 #define PEERS_READY_TIMEOUT_S 10.0 /* before tap_timeout_s() */
 #define PEERS_MAX_ARGS 24
 
-struct peers_capture {
-  int fd; /* read end of the pipe, -1 once closed */
-  size_t len;
-  int cut; /* more arrived than PEERS_CAPTURE_BYTES */
-  char buf[PEERS_CAPTURE_BYTES + 1];
-};
-
 struct peers_proc {
   const char *name;
-  pid_t pid; /* 0 when never started */
-  int reaped;
-  int status; /* wait status, valid when reaped */
-  int killed; /* killed at a deadline */
-  struct peers_capture out, err;
+  int pid;          /* 0 when never started */
+  int reaped;       /* exited, its output read to the end */
+  int killed;       /* killed at a deadline */
+  double exited_at; /* peers_now_s() when its exit was seen, or 0 */
+  /* out.buf and out.len (err's too): what it wrote, NUL-terminated;
+   * out.cut when more came than PEERS_CAPTURE_BYTES. */
+  struct child_capture out, err;
+  struct child_proc child;
+  char out_buf[PEERS_CAPTURE_BYTES + 1], err_buf[PEERS_CAPTURE_BYTES + 1];
 };
 
 struct peers_pair {
@@ -44,11 +43,11 @@ struct peers_pair {
 
 /* ---- setting up ---- */
 
-/* Writes "$BUILD/rel" into out ($BUILD defaults to "build"). Returns 1
- * when that is an executable file, else 0. */
+/* Writes "$BUILD/rel" into out ($BUILD defaults to "build"), with ".exe"
+ * on Windows. Returns 1 when that is an executable file, else 0. */
 int peers_bin(char *out, size_t outlen, const char *rel);
 
-/* Ignores SIGPIPE; on SIGINT, SIGTERM and SIGHUP kills and reaps the
+/* Ignores SIGPIPE; on SIGINT, SIGTERM and SIGHUP (POSIX) kills and reaps the
  * children still running and removes their TMPDIR before dying of the
  * signal. Creates that TMPDIR ("crossrun-<name>-XXXXXX" under $TMPDIR or
  * /tmp) and sets TMPDIR, TEMP and TMP to it for the children. Returns 0,
@@ -62,7 +61,7 @@ int peers_tmp_empty(void);
 /* At the end: 1 when the children's TMPDIR was empty and is removed. */
 int peers_tmp_remove(void);
 
-/* CLOCK_MONOTONIC in seconds. */
+/* A monotonic clock in seconds. */
 double peers_now_s(void);
 
 /* ---- children ---- */
@@ -83,7 +82,8 @@ void peers_poll(struct peers_proc **ps, int n);
 int peers_wait(struct peers_proc **ps, int n, double timeout_s);
 
 /* The exit status, 128 + N for signal N, or -1 when it was killed at a
- * deadline or is not reaped. */
+ * deadline or is not reaped. (On Windows a crash is its exit status, the
+ * exception's code.) */
 int peers_exit_code(const struct peers_proc *p);
 
 /* Prints how the child ended and its output as diagnostics. */

@@ -1,7 +1,9 @@
 /* Blocking TCP on 127.0.0.1 for tests that play one side of a session
  * themselves: every socket these return has send and receive deadlines
  * (PEERS_READY_TIMEOUT_S, scaled by tap_timeout_s()) and TCP_NODELAY, and
- * is close-on-exec. */
+ * is not inherited by the children the test starts (close-on-exec).
+ * POSIX sockets or Winsock; a socket is an int on both (a Winsock SOCKET
+ * fits), -1 when there is none. */
 #ifndef CROSSRUN_TESTS_LIB_SOCKETS_H
 #define CROSSRUN_TESTS_LIB_SOCKETS_H
 
@@ -36,6 +38,16 @@ int sockets_read_exact(int fd, uint8_t *buf, size_t n);
 
 /* Sends all of p, one byte per send() when bytewise. Returns 0 or -1. */
 int sockets_send_bytes(int fd, const uint8_t *p, size_t n, int bytewise);
+
+/* One recv of at most n bytes: the bytes read, 0 at end of stream, or -1
+ * on error or at the deadline. */
+int sockets_recv_some(int fd, uint8_t *buf, size_t n);
+
+/* Ends the sending side (shutdown for writing). */
+void sockets_shutdown_write(int fd);
+
+/* Closes a socket these returned. */
+void sockets_close(int fd);
 
 /* Reads until the peer closes, fails or goes quiet past the deadline. */
 void sockets_drain(int fd);

@@ -3,8 +3,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -173,7 +171,7 @@ void wire_end(struct wire *w)
   if (w->ssl != NULL && !(SSL_get_shutdown(w->ssl) & SSL_SENT_SHUTDOWN))
     (void)SSL_shutdown(w->ssl);
   ERR_clear_error();
-  shutdown(w->fd, SHUT_WR);
+  sockets_shutdown_write(w->fd);
 }
 
 int wire_peer_ended(struct wire *w)
@@ -182,7 +180,7 @@ int wire_peer_ended(struct wire *w)
   int r;
 
   if (w->ssl == NULL)
-    return recv(w->fd, &byte, 1, 0) == 0;
+    return sockets_recv_some(w->fd, &byte, 1) == 0;
   r = SSL_read(w->ssl, &byte, 1);
   r = r <= 0 && SSL_get_error(w->ssl, r) == SSL_ERROR_ZERO_RETURN;
   ERR_clear_error();
@@ -214,6 +212,6 @@ void wire_close(struct wire *w)
     w->ssl = NULL;
   }
   if (w->fd >= 0)
-    close(w->fd);
+    sockets_close(w->fd);
   w->fd = -1;
 }

@@ -20,6 +20,7 @@
 #include "protocol/codec.h"
 #include "protocol/histogram.h"
 #include "tests/lib_lane_result.h"
+#include "tests/lib_memfile.h"
 #include "tests/lib_peers.h"
 #include "tests/lib_sockets.h"
 #include "tests/tap.h"
@@ -411,7 +412,7 @@ static int writer_ok(const struct hist *h, uint64_t elapsed, const char *label)
   struct lane_cpu start = {100, 200}, end = {150, 150};
   char *text = NULL;
   size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
+  FILE *f = memfile_open(&text, &len);
   int ok;
 
   if (f == NULL)
@@ -420,7 +421,7 @@ static int writer_ok(const struct hist *h, uint64_t elapsed, const char *label)
                h->count, elapsed) > 0 &&
        lane_cpu_print(f, &start, &end) == 0 && lane_latency_print(f, h) == 0 &&
        fputs("}", f) >= 0;
-  ok &= fclose(f) == 0;
+  ok &= memfile_close(f) == 0;
   ok = ok && cost_ok(text, label) &&
        strstr(text, "\"cpu_user_us\":50,\"cpu_system_us\":0,") != NULL;
   if (!ok)

@@ -290,7 +290,7 @@ static void test_client_alpn(void)
   if (lfd >= 0 && peers_client_start(&cl, client, port, &w) == 0)
     (void)wire_accept(&ws, lfd, &cl, &side);
   if (lfd >= 0)
-    close(lfd);
+    sockets_close(lfd);
   wire_drain(&ws);
   wire_close(&ws);
   if (cl.pid > 0)
@@ -398,7 +398,7 @@ static void test_client_batches(void)
        wire_accept(&ws, lfd, &cl, &side) == 0 &&
        wire_read_exact(&ws, hello, sizeof hello) == 0;
   if (lfd >= 0)
-    close(lfd);
+    sockets_close(lfd);
   if (ok) {
     hello[1] = PROTO_HELLO_ACK;
     records = ws.records_in;

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -234,7 +233,7 @@ static void vector_client_rejects(struct json_object *c)
   ok = ok && wire_accept(&ws, lfd, &cl, as_server) == 0 &&
        wire_read_exact(&ws, hello, sizeof hello) == 0;
   if (lfd >= 0)
-    close(lfd);
+    sockets_close(lfd);
   if (ok && next > 0) {
     /* HELLO_ACK, then RESPONSE 1 .. next-1 each after its request. */
     uint64_t limit, sent_by_then;
@@ -339,7 +338,7 @@ static void vector_session_client(struct json_object *c, int bytewise)
        lfd >= 0 && peers_client_start(&cl, c_client, port, &w) == 0 &&
        wire_accept(&ws, lfd, &cl, as_server) == 0;
   if (lfd >= 0)
-    close(lfd);
+    sockets_close(lfd);
   /* Both streams are HELLO, W + N data frames, BYE: frame i of the
    * server's answers frame i of the client's, and has its size. */
   for (uint64_t i = 0; ok && at < client_len; i++) {
