@@ -111,8 +111,14 @@ static void test_material(const char *dir)
   memset(&st, 0, sizeof(st));
   if (stat(m.key, &st) != 0)
     st.st_mode = 0;
+#ifdef _WIN32
+  /* Windows' files have no permission bits: the C runtime reports 0666
+   * (0444 when read-only) for every file. */
+  TAP_OK(1, "key.pem is mode 0600 # SKIP Windows' files have no mode bits");
+#else
   TAP_OK((st.st_mode & 0777) == 0600, "key.pem is mode 0600 (%o)",
          (unsigned)(st.st_mode & 0777));
+#endif
   TAP_OK(stat(m.cert, &st) == 0 && stat(m.ca, &st) == 0,
          "cert.pem and ca.pem are there");
   TAP_OK(file_has(m.key, "-----BEGIN PRIVATE KEY-----"),
