@@ -5,14 +5,13 @@
  * where ::1 cannot be bound. --host takes a numeric loopback address
  * only: a name, a malformed or bracketed address, a port, or an address
  * off loopback (without --allow-non-loopback) is refused with one line
- * and exit 2. */
+ * and exit 2. crossrun is started with tests/lib_child (no shell). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <json-c/json.h>
 
+#include "tests/lib_child.h"
 #include "tests/lib_json.h"
 #include "tests/lib_lanes.h"
 #include "tests/lib_scratch.h"
@@ -21,15 +20,36 @@
 
 static char crossrun[SCRATCH_PATH_CAP];
 
-static int sh(const char *cmd)
+/* Runs crossrun with args (argv[0] set here) from the checkout, for at
+ * most timeout_s; r is released by the caller. Returns its exit status,
+ * or -1 when it did not exit in time (with a diagnostic). */
+static int run_crossrun(struct child_run *r, const char **argv,
+                        double timeout_s)
 {
-  int status = system(cmd);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  argv[0] = crossrun;
+  if (child_run(r, argv, NULL, NULL, tap_timeout_s(timeout_s)) != 0 ||
+      !r->exited || r->timed_out || r->term_signal != 0) {
+    child_explain(r, "crossrun");
+    return -1;
+  }
+  return (int)r->exit_status;
 }
 
 static void test_quick_on_ipv6(void)
 {
-  char cmd[3 * SCRATCH_PATH_CAP], path[SCRATCH_PATH_CAP];
+  char path[SCRATCH_PATH_CAP];
+  const char *argv[] = {NULL,
+                        "quick",
+                        "--host",
+                        "::1",
+                        "--lanes",
+                        LIB_LANES_EACH_RUNTIME,
+                        "--no-packages",
+                        "--no-progress",
+                        "--out",
+                        path,
+                        NULL};
+  struct child_run r;
   json_object *doc, *lanes;
   int rc, ran = 0, bad = 0;
 
@@ -39,13 +59,12 @@ static void test_quick_on_ipv6(void)
   }
   /* From the checkout (matrix.yaml's paths are relative to it), into the
    * scratch folder. */
-  snprintf(cmd, sizeof(cmd),
-           "%s quick --host ::1 --lanes " LIB_LANES_EACH_RUNTIME
-           " --no-packages --no-progress --out %s/v6.json >%s/v6.out 2>&1",
-           crossrun, scratch_root, scratch_root);
-  rc = sh(cmd);
-  TAP_EQ_INT(rc, 0, "crossrun quick --host ::1 exits 0");
   scratch_path(path, "v6.json");
+  rc = run_crossrun(&r, argv, 1800);
+  if (!TAP_EQ_INT(rc, 0, "crossrun quick --host ::1 exits 0"))
+    tap_diag("its output: %.2000s%s", r.stdout_buf ? r.stdout_buf : "",
+             r.stderr_buf);
+  child_release(&r);
   doc = json_object_from_file(path);
   if (!TAP_NONNULL(doc, "the evidence is written"))
     return;
@@ -96,43 +115,31 @@ static void test_refused_hosts(void)
       "example.com", "::g",         "[::1]",     "::1:80", "127.0.0.1:80", "",
       "localhost",   "2001:db8::1", "192.0.2.1",
   };
-  char cmd[3 * SCRATCH_PATH_CAP], path[SCRATCH_PATH_CAP];
+  struct child_run r;
 
-  scratch_path(path, "refused.err");
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    const char *argv[] = {NULL,     "quick", "--lanes", "c-c", "--no-packages",
+                          "--host", bad[i],  NULL};
     char *err;
-    size_t len = 0;
     int rc, lines = 0;
-    snprintf(cmd, sizeof(cmd),
-             "%s quick --lanes c-c --no-packages --host '%s' >/dev/null "
-             "2>%s",
-             crossrun, bad[i], path);
-    rc = sh(cmd);
-    err = (char *)scratch_read(path, &len);
-    if (err != NULL)
-      err[len] = '\0'; /* scratch_read leaves the byte after for this */
-    for (size_t k = 0; err && k < len; k++)
+    rc = run_crossrun(&r, argv, 120);
+    err = r.stderr_buf;
+    for (size_t k = 0; k < r.stderr_len; k++)
       lines += err[k] == '\n';
-    if (err && len > 0 && err[len - 1] == '\n')
-      err[len - 1] = '\0'; /* the check's name stays one line */
+    if (r.stderr_len > 0 && err[r.stderr_len - 1] == '\n')
+      err[r.stderr_len - 1] = '\0'; /* the check's name stays one line */
     TAP_OK(rc == 2 && lines == 1 && strstr(err, "--host"),
            "--host '%s': refused, exit 2 with one line (%d: %s)", bad[i], rc,
-           err ? err : "");
-    free(err);
+           err);
+    child_release(&r);
   }
-  scratch_path(path, "refused.err");
-  snprintf(cmd, sizeof(cmd),
-           "%s quick --lanes c-c --host '[::1]' >/dev/null 2>%s", crossrun,
-           path);
-  sh(cmd);
   {
-    size_t len;
-    char *err = (char *)scratch_read(path, &len);
-    if (err != NULL)
-      err[len] = '\0';
-    TAP_HAS_STR(err, "without brackets",
+    const char *argv[] = {NULL,     "quick", "--lanes", "c-c",
+                          "--host", "[::1]", NULL};
+    run_crossrun(&r, argv, 120);
+    TAP_HAS_STR(r.stderr_buf, "without brackets",
                 "a bracketed --host says to give it without brackets");
-    free(err);
+    child_release(&r);
   }
 }
 
@@ -140,11 +147,11 @@ int main(void)
 {
   const char *b = getenv("BUILD") ? getenv("BUILD") : "build";
 
-  if (b[0] == '/')
-    snprintf(crossrun, sizeof(crossrun), "%s/crossrun", b);
-  else if (getcwd(crossrun, sizeof(crossrun)) != NULL)
-    snprintf(crossrun + strlen(crossrun), sizeof(crossrun) - strlen(crossrun),
-             "/%s/crossrun", b);
+#ifdef _WIN32
+  snprintf(crossrun, sizeof(crossrun), "%s/crossrun.exe", b);
+#else
+  snprintf(crossrun, sizeof(crossrun), "%s/crossrun", b);
+#endif
   if (scratch_create() != 0)
     return tap_done();
   test_refused_hosts();
