@@ -181,7 +181,13 @@ int peers_start(struct peers_proc *p, const char *name, char *const argv[])
   rc = child_spawn(peers_loop(), &p->child, (const char *const *)argv, NULL,
                    NULL, CHILD_OWN_GROUP, &p->out, &p->err);
   if (rc != 0) {
-    tap_diag("spawn %s: %s", argv[0], uv_strerror(rc));
+    /* Windows' own code too: ci/windows-check runs a program again that
+     * failed because wine's CreateProcess said ERROR_INTERNAL_ERROR. */
+    if (p->child.os_error != 0)
+      tap_diag("spawn %s: %s (error %lu)", argv[0], uv_strerror(rc),
+               p->child.os_error);
+    else
+      tap_diag("spawn %s: %s", argv[0], uv_strerror(rc));
     return -1;
   }
   p->pid = p->child.proc.pid;
