@@ -460,9 +460,16 @@ static void test_crossrun_quick(void)
       char row[1024] = "";
       if (line != NULL && (line == run.stdout_buf || line[-1] == '\n'))
         snprintf(row, sizeof(row), "%.*s", (int)strcspn(line, "\r\n"), line);
-      TAP_OK(label && strstr(row, " MiB ") && strstr(row, label),
-             "the summary's peak RSS shows the memory label '%s': %s",
-             label ? label : "(none)", row);
+      /* Under wine one sample's memory may be exact and another's
+       * sampled (WINE_MEMORY), and the row is the lane's. */
+      if (samples_under_wine())
+        TAP_OK(strstr(row, " MiB ") != NULL,
+               "the summary's peak RSS: %s # SKIP its label: %s", row,
+               WINE_MEMORY);
+      else
+        TAP_OK(label && strstr(row, " MiB ") && strstr(row, label),
+               "the summary's peak RSS shows the memory label '%s': %s",
+               label ? label : "(none)", row);
     }
     json_object_put(doc);
   }
