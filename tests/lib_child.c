@@ -99,6 +99,33 @@ static void output_to(uv_stdio_container_t *slot, int fd, uv_pipe_t *pipe)
   }
 }
 
+/* What both ways of starting a child give uv_spawn: argv[0] looked up in
+ * PATH, cwd and env (NULL: this program's), stdin on the null device,
+ * stdio[1] and [2] as the caller set them, and with own_group a session
+ * of its own on POSIX. (On Windows that flag would take the child out of
+ * libuv's job object, which ends it with this program: not wanted.) */
+static void spawn_options(uv_process_options_t *opts,
+                          uv_stdio_container_t stdio[3],
+                          const char *const *argv, const char *cwd, char **env,
+                          int own_group, uv_exit_cb on_exit)
+{
+  memset(opts, 0, sizeof(*opts));
+  stdio[0].flags = UV_IGNORE;
+  opts->file = argv[0];
+  opts->args = (char **)argv;
+  opts->cwd = cwd;
+  opts->env = env;
+  opts->stdio = stdio;
+  opts->stdio_count = 3;
+  opts->exit_cb = on_exit;
+#ifndef _WIN32
+  if (own_group)
+    opts->flags |= UV_PROCESS_DETACHED;
+#else
+  (void)own_group;
+#endif
+}
+
 int child_run(struct child_run *r, const char *const *argv, const char *cwd,
               char **env, double timeout_s)
 {
@@ -137,23 +164,10 @@ int child_run_with(struct child_run *r, const char *const *argv,
   uv_timer_init(&r->loop, &r->timer);
   r->out.data = r->err.data = r->timer.data = r->proc.data = r;
 
-  memset(&opts, 0, sizeof(opts));
-  stdio[0].flags = UV_IGNORE;
+  /* Detached is setsid(): a group of its own, whose id is its pid. */
+  spawn_options(&opts, stdio, argv, cwd, env, o->own_group, on_child_exit);
   output_to(&stdio[1], out_fd, &r->out);
   output_to(&stdio[2], err_fd, &r->err);
-  opts.file = argv[0];
-  opts.args = (char **)argv;
-  opts.cwd = cwd;
-  opts.env = env;
-  opts.stdio = stdio;
-  opts.stdio_count = 3;
-  opts.exit_cb = on_child_exit;
-#ifndef _WIN32
-  /* Detached is setsid(): a group of its own, whose id is its pid. (On
-   * Windows it would leave libuv's job object: not wanted.) */
-  if (o->own_group)
-    opts.flags |= UV_PROCESS_DETACHED;
-#endif
 
   rc = uv_spawn(&r->loop, &r->proc, &opts);
   /* The child holds its own copies. */
@@ -282,25 +296,10 @@ int child_spawn(uv_loop_t *loop, struct child_proc *c, const char *const *argv,
   }
   c->proc.data = c;
 
-  memset(&opts, 0, sizeof(opts));
-  stdio[0].flags = UV_IGNORE;
-  stdio[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-  stdio[1].data.stream = (uv_stream_t *)&out->pipe;
-  stdio[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-  stdio[2].data.stream = (uv_stream_t *)&err->pipe;
-  opts.file = argv[0];
-  opts.args = (char **)argv;
-  opts.cwd = cwd;
-  opts.env = env;
-  opts.stdio = stdio;
-  opts.stdio_count = 3;
-  opts.exit_cb = spawned_exit;
-#ifndef _WIN32
-  /* setsid(): a new session is a new process group. (On Windows the flag
-   * would take the child out of libuv's job, which ends it with us.) */
-  if (flags & CHILD_OWN_GROUP)
-    opts.flags |= UV_PROCESS_DETACHED;
-#endif
+  spawn_options(&opts, stdio, argv, cwd, env, flags & CHILD_OWN_GROUP,
+                spawned_exit);
+  output_to(&stdio[1], -1, &out->pipe);
+  output_to(&stdio[2], -1, &err->pipe);
 
   rc = uv_spawn(loop, &c->proc, &opts);
 #ifdef _WIN32
