@@ -89,13 +89,26 @@ static int parse_end(const char *s, uint8_t addr[16], int *port)
   return 0;
 }
 
+/* The kernel holds a socket in TIME_WAIT for TCP_TIMEWAIT_LEN, a
+ * constant of 60 s, and tells how much of it is left. */
+#define TIME_WAIT_MS 60000
+
+/* A TIME_WAIT socket's age from the time its timer has left, else -1. */
+static int64_t closer_age_ms(const char *state, int64_t left_ms)
+{
+  if (strcmp(state, "TIME_WAIT") != 0 || left_ms < 0 || left_ms > TIME_WAIT_MS)
+    return -1;
+  return TIME_WAIT_MS - left_ms;
+}
+
 static void add_closer(struct platform_closers *out, const uint8_t raddr[16],
-                       int rport, const char *state)
+                       int rport, const char *state, int64_t left_ms)
 {
   if (out->count < PLATFORM_CLOSERS_MAX) {
     memcpy(out->list[out->count].remote_addr, raddr, 16);
     out->list[out->count].remote_port = rport;
     out->list[out->count].state = state;
+    out->list[out->count].age_ms = closer_age_ms(state, left_ms);
   }
   out->count++;
 }
@@ -105,7 +118,9 @@ static int scan_table(const char *path, const uint8_t host[16], int port,
 {
   char line[512], local[64], remote[64];
   FILE *f = fopen(path, "r");
-  unsigned st;
+  long ticks = sysconf(_SC_CLK_TCK);
+  unsigned st, timer;
+  unsigned long when;
 
   if (f == NULL) {
     if (errno == ENOENT)
@@ -118,12 +133,19 @@ static int scan_table(const char *path, const uint8_t host[16], int port,
     int lport, rport;
     const char *state;
 
+    int64_t left_ms = -1;
+
     if (sscanf(line, " %*[0-9]: %63s %63s %x", local, remote, &st) != 3 ||
         parse_end(local, laddr, &lport) != 0 || lport != port ||
         memcmp(laddr, host, 16) != 0 || (state = closer_state(st)) == NULL ||
         parse_end(remote, raddr, &rport) != 0)
       continue;
-    add_closer(out, raddr, rport, state);
+    /* "tr:tm->when": timer 3 is TIME_WAIT's, its time left in clock ticks. */
+    if (sscanf(line, " %*[0-9]: %*s %*s %*x %*x:%*x %x:%lx", &timer, &when) ==
+            2 &&
+        timer == 3 && ticks > 0 && when < 1000000000ul)
+      left_ms = (int64_t)when * 1000 / ticks;
+    add_closer(out, raddr, rport, state, left_ms);
   }
   fclose(f);
   return 0;
@@ -222,7 +244,8 @@ static int diag_scan(int family, const uint8_t host[16], int port,
       if (memcmp(laddr, host, 16) != 0)
         continue;
       diag_addr(d->idiag_family, d->id.idiag_dst, raddr);
-      add_closer(out, raddr, ntohs(d->id.idiag_dport), state);
+      add_closer(out, raddr, ntohs(d->id.idiag_dport), state,
+                 (int64_t)d->idiag_expires);
     }
   }
 out:

@@ -160,6 +160,9 @@ struct platform_closers {
     uint8_t remote_addr[16]; /* IPv4 as ::ffff:a.b.c.d */
     int remote_port;
     const char *state; /* "TIME_WAIT", ... (static) */
+    /* How long it has been in its state, or -1 where the OS does not
+     * tell (Linux tells it for TIME_WAIT, which lasts 60 s). */
+    int64_t age_ms;
   } list[PLATFORM_CLOSERS_MAX];
 };
 

@@ -190,6 +190,7 @@ struct run_state {
   int recording, progress;
   char matrix_paths[CLI_MAX_MATRIX][LANES_PATH_MAX]; /* for reproduce */
   uint64_t started_ns;
+  struct closers_history ports;
 };
 
 /* Whether the evidence can be written at path, tried as evidence_write
@@ -403,6 +404,7 @@ static struct evidence_sample *run_sample(struct run_state *st, int idx,
       ln->server->dir,
       ln->client->dir,
       ln->transport == LANES_TLS,
+      &st->ports,
   };
 
   es->round = round;

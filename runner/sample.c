@@ -138,7 +138,8 @@ static void parse_ready(struct sample_exec *x)
       x->ready = 1;
       x->res->port = (int)port;
       x->res->ready_ns = uv_hrtime() - s->started_ns;
-      closers_baseline(&x->closers, x->spec->host, x->res->port);
+      closers_baseline(&x->closers, x->spec->ports, x->spec->host, x->res->port,
+                       uv_hrtime());
       x->ready_line_bytes =
           (size_t)((char *)memchr(s->out.buf, '\n', s->out.head_len) -
                    s->out.buf) +
@@ -503,7 +504,7 @@ static void watch_peer(struct peer *p, uint64_t now)
   r->reaped = 1;
   p->end_ns = now;
   if (p == &p->x->server && p->x->ready)
-    closers_note(&p->x->closers, p->x->spec->host, p->x->res->port);
+    closers_note(&p->x->closers, p->x->spec->host, p->x->res->port, now);
   r->wall_ns = now - p->started_ns;
   r->exited = ex.exited;
   r->exit_code = ex.exit_code;
@@ -639,7 +640,7 @@ static int check_port(struct sample_exec *x)
   if (x->res->port <= 0)
     return 0;
   c->ran = 1;
-  closers_note(&x->closers, x->spec->host, x->res->port);
+  closers_note(&x->closers, x->spec->host, x->res->port, uv_hrtime());
   if (closers_describe(&x->closers, x->spec->host, x->res->port, c->reason,
                        sizeof(c->reason))) {
     /* Its TIME_WAIT would fail the bind too, or a reset from the client

@@ -11,6 +11,7 @@
 
 #include "evidence/model/model.h"
 #include "protocol/codec.h"
+#include "runner/closers.h"
 
 struct sample_spec {
   const char *lane;
@@ -28,6 +29,9 @@ struct sample_spec {
   /* Over tls (protocol/SPEC.md section 9): fresh material in a folder of
    * the sample beside the peers' TMPDIR, and the peers' tls flags. */
   int tls;
+  /* The ports of the run's earlier samples (closers.h), or NULL: then the
+   * TCP states of the server's port are read at READY every time. */
+  struct closers_history *ports;
 };
 
 /* Runs one sample. Returns 0 when the sample ran to a verdict (which may be

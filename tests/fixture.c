@@ -39,6 +39,9 @@ static const struct mode {
     {"close-first", FIXTURE_SERVER, FAULT_CLOSE_FIRST,
      "a correct session, but closes the connection right after BYE_ACK, "
      "before the client does (TIME_WAIT stays on the server's port)"},
+    {"port-from-env", FIXTURE_SERVER, FAULT_PORT_FROM_ENV,
+     "a correct server that listens, with address reuse, on the port in "
+     "CROSSRUN_FIXTURE_PORT, not the one --listen gives"},
     {"unsupported", FIXTURE_SERVER | FIXTURE_CLIENT, FAULT_UNSUPPORTED,
      "exits 127 at once, as a runtime that does not support the request"},
     {"exit3", FIXTURE_SERVER | FIXTURE_CLIENT, FAULT_EXIT3,

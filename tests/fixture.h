@@ -52,6 +52,7 @@ enum fixture_fault {
   FAULT_WRONG_COUNTS,
   FAULT_SHORT_PATHS,
   FAULT_READY_NUL,
+  FAULT_PORT_FROM_ENV,
   /* lax peers for crossrun conform's tests: each skips one check */
   FAULT_LAX_PAYLOAD,  /* server */
   FAULT_LAX_SEQUENCE, /* server */

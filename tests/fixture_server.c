@@ -300,6 +300,14 @@ int fixture_run_server(struct fixture_args *a)
   }
 
   lfd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fixture_mode_fault == FAULT_PORT_FROM_ENV) {
+    const char *port = getenv("CROSSRUN_FIXTURE_PORT");
+    int one = 1;
+    if (port == NULL || atoi(port) <= 0 || atoi(port) > 65535)
+      fixture_die(1, "port-from-env: CROSSRUN_FIXTURE_PORT is not a port");
+    a->addr.sin_port = htons((uint16_t)atoi(port));
+    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, (const void *)&one, sizeof one);
+  }
   if (lfd < 0 || bind(lfd, (struct sockaddr *)&a->addr, sizeof a->addr) ||
       listen(lfd, 8) || getsockname(lfd, (struct sockaddr *)&bound, &bound_len))
     fixture_die(1, "listen: %s", fixture_os_error());

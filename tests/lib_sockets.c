@@ -207,6 +207,38 @@ int sockets_listen_any(int *port)
   return fd;
 }
 
+int sockets_time_wait(int *port)
+{
+  struct sockaddr_in a = {0};
+  socklen_t len = sizeof a;
+  int one = 1, lfd = os_socket(AF_INET), c = -1, s = -1, rc = -1;
+  uint8_t byte;
+
+  if (lfd < 0 ||
+      setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, (const void *)&one,
+                 sizeof one) != 0 ||
+      bind_loopback(lfd, AF_INET, 0) != 0 || listen(lfd, 1) != 0 ||
+      getsockname(lfd, (struct sockaddr *)&a, &len) != 0)
+    goto out;
+  *port = ntohs(a.sin_port);
+  c = sockets_connect(*port);
+  for (double end = peers_now_s() + tap_timeout_s(PEERS_READY_TIMEOUT_S);
+       c >= 0 && s < 0 && peers_now_s() < end;)
+    s = os_accept_waiting(lfd);
+  if (s < 0)
+    goto out;
+  sockets_close(s); /* the accepted end's FIN first */
+  s = -1;
+  if (sockets_recv_some(c, &byte, 1) == 0)
+    rc = 0;
+out:
+  if (c >= 0)
+    sockets_close(c);
+  if (lfd >= 0)
+    sockets_close(lfd);
+  return rc;
+}
+
 /* Accepts the client's connection unless it exits or the deadline passes
  * first. */
 int sockets_accept_from(int lfd, struct peers_proc *client)

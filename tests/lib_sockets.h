@@ -27,6 +27,11 @@ int sockets_connect(int port);
  * -1. The caller closes it. */
 int sockets_listen_any(int *port);
 
+/* Leaves a socket of 127.0.0.1:*port (an OS-chosen port) in TIME_WAIT:
+ * a listener with address reuse, a connection to it, and the accepted end
+ * closed before the connecting one. A server that binds that port with
+ * address reuse may listen on it at once. Returns 0 or -1. */
+int sockets_time_wait(int *port);
 /* Accepts the client's connection on lfd unless the client exits or the
  * deadline passes first (polling the client meanwhile). Returns the
  * connection, or -1. */

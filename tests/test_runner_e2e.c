@@ -49,13 +49,17 @@ static struct model_limits test_limits(void)
   return l;
 }
 
+/* The ports of this test's samples, kept as a run keeps them (closers.h). */
+static struct closers_history ports;
+
 static int run_sample(struct model_sample *r, struct peer_cmd server,
                       struct peer_cmd client, struct proto_workload w,
                       struct model_limits limits)
 {
   char err[256];
-  struct sample_spec spec = {"test", server.argv, client.argv, "127.0.0.1", w,
-                             limits, NULL,        NULL,        NULL,        0};
+  struct sample_spec spec = {"test", server.argv, client.argv, "127.0.0.1",
+                             w,      limits,      NULL,        NULL,
+                             NULL,   0,           &ports};
   int rc = sample_run(&spec, r, err, sizeof(err));
   if (rc != 0)
     tap_diag("sample_run: %s", err);
@@ -307,7 +311,8 @@ static void test_interrupt(void)
   struct peer_cmd s = fixture_peer("server", "hang"),
                   c = fixture_peer("client", "hang");
   struct sample_spec spec = {"test",        s.argv, c.argv, "127.0.0.1", small,
-                             test_limits(), &stop,  NULL,   NULL,        0};
+                             test_limits(), &stop,  NULL,   NULL,        0,
+                             NULL};
 
   if (sample_run(&spec, &r, err, sizeof(err)) != 0)
     return;

@@ -7,10 +7,13 @@
  * nothing is left behind. */
 #include <stdlib.h>
 #include <string.h>
+#include <uv.h>
 
 #include "platforms/platform.h"
 #include "runner/sample.h"
+#include "tests/lib_env.h"
 #include "tests/lib_samples.h"
+#include "tests/lib_sockets.h"
 #include "tests/tap.h"
 
 static char fixture[1024], c_server[1024], c_client[1024];
@@ -45,13 +48,17 @@ static struct model_limits test_limits(void)
 
 static const struct proto_workload small = {10, 200, 64, 8};
 
+/* The ports of this test's samples, as a run keeps them: the states of a
+ * port are then read at READY only when an earlier sample used it. */
+static struct closers_history ports;
+
 static int run_sample(struct model_sample *r, struct peer_cmd server,
                       struct peer_cmd client)
 {
   char err[256];
   struct sample_spec spec = {
-      "test",        server.argv, client.argv, "127.0.0.1", small,
-      test_limits(), NULL,        NULL,        NULL,        0};
+      "test", server.argv, client.argv, "127.0.0.1", small, test_limits(),
+      NULL,   NULL,        NULL,        0,           &ports};
   int rc = sample_run(&spec, r, err, sizeof(err));
   if (rc != 0)
     tap_diag("sample_run: %s", err);
@@ -303,6 +310,54 @@ static void test_server_closes_first(void)
   }
 }
 
+/* A socket of an earlier connection that still holds the server's port
+ * (a server that binds a fixed port, with address reuse, after a session
+ * whose server closed first) is not this session's: the sample fails as
+ * port_not_free, never as server_closed_first. The runner tells it by its
+ * age, or, for a port an earlier sample of the run used, from the states
+ * read at READY; each way is tried. */
+static void test_earlier_closer(void)
+{
+  static const char *const ways[] = {"older than READY",
+                                     "on a port the run used"};
+  char why[200];
+  int states = samples_port_states(why, sizeof why);
+
+  for (int way = 0; way < 2; way++) {
+    struct model_sample r;
+    char port_text[16];
+    int port = 0;
+
+    if (!states) {
+      TAP_OK(1, "an earlier closer %s # SKIP %s", ways[way], why);
+      continue;
+    }
+    if (!TAP_OK(sockets_time_wait(&port) == 0,
+                "an earlier closer %s: a TIME_WAIT socket", ways[way]))
+      continue;
+    if (way == 0)
+      uv_sleep(1500); /* past the age margin of closers_note */
+    else
+      ports.used[port / 8] |= (uint8_t)(1u << (port % 8));
+    snprintf(port_text, sizeof port_text, "%d", port);
+    env_set("CROSSRUN_FIXTURE_PORT", port_text);
+    if (run_sample(&r, fixture_peer("server", "port-from-env"), c_peer(0)) ==
+        0) {
+      TAP_EQ_INT(r.port, port, "an earlier closer %s: the server's port",
+                 ways[way]);
+      TAP_EQ_STR(r.failure_reason, "port_not_free",
+                 "an earlier closer %s: the reason (%s)", ways[way], r.message);
+      TAP_OK(r.checks[MODEL_CHECK_PORT_FREE].ran &&
+                 strstr(r.checks[MODEL_CHECK_PORT_FREE].reason,
+                        "closed its connection first") == NULL,
+             "an earlier closer %s: not taken for the server's: %s", ways[way],
+             r.checks[MODEL_CHECK_PORT_FREE].reason);
+      model_sample_release(&r);
+    }
+    env_set("CROSSRUN_FIXTURE_PORT", NULL);
+  }
+}
+
 int main(void)
 {
   const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
@@ -318,5 +373,6 @@ int main(void)
   test_cost_fields();
   test_earliest_fault();
   test_server_closes_first();
+  test_earlier_closer();
   return tap_done();
 }

@@ -70,8 +70,9 @@ static int run_one(struct model_sample *r, const char *server_mode,
 {
   const char *server[] = {fixture, "server", server_mode, NULL};
   const char *client[] = {fixture, "client", client_mode, NULL};
-  struct sample_spec spec = {"test",        server, client, "127.0.0.1", small,
-                             test_limits(), NULL,   NULL,   NULL,        tls};
+  struct sample_spec spec = {"test", server,        client, "127.0.0.1",
+                             small,  test_limits(), NULL,   NULL,
+                             NULL,   tls,           NULL};
   char err[512];
   if (sample_run(&spec, r, err, sizeof(err)) != 0) {
     tap_diag("sample_run: %s", err);
