@@ -196,13 +196,22 @@ $(BUILD)/tests/test_%$(EXE): $(call obj,tests/test_%.c) $(TEST_LIB) $(CORE_OBJ)
 c-lane: $(BUILD)/lanes/c/client$(EXE) $(BUILD)/lanes/c/server$(EXE)
 baseline: $(BUILD)/bench/baseline
 
-# The lanes, then every available runtime against the scripted peer's
-# smoke subset (crossrun conform --quick, about 10 s); either failing
-# fails quick. (Run side by side they only contend for the CPU.)
+# The lanes, and side by side with them every available runtime against
+# the scripted peer's smoke subset (crossrun conform --quick), whose table
+# follows the lanes'; either failing fails quick. Neither makes performance
+# claims, so they may share the CPU; a runtime's build is locked (its
+# matrix file), so the second run to reach it finds it built. An interrupt
+# stops both.
 quick: all
-	./$(BUILD)/crossrun quick; lanes=$$?; \
-	  ./$(BUILD)/crossrun conform --quick --out crossrun-conform-quick.json; \
-	  conform=$$?; [ $$lanes -eq 0 ] && [ $$conform -eq 0 ]
+	@./$(BUILD)/crossrun conform --quick --out crossrun-conform-quick.json \
+	  >$(BUILD)/conform-quick.out 2>&1 & conform=$$!; \
+	  trap 'kill $$conform 2>/dev/null; wait $$conform; exit 130' INT TERM; \
+	  echo "./$(BUILD)/crossrun conform --quick (side by side; its table follows)"; \
+	  echo "./$(BUILD)/crossrun quick"; \
+	  ./$(BUILD)/crossrun quick; lanes=$$?; \
+	  wait $$conform; conform=$$?; cat $(BUILD)/conform-quick.out; \
+	  rm -f $(BUILD)/conform-quick.out; \
+	  [ $$lanes -eq 0 ] && [ $$conform -eq 0 ]
 
 test: all $(TESTS)
 	BUILD=$(BUILD) ./tests/run

@@ -175,6 +175,14 @@ int platform_port_closers(const char *host, int port,
                           struct platform_closers *out, char *err,
                           size_t errlen);
 
+/* Waits for an exclusive lock of the existing file at path, which every
+ * other process taking it waits for too (flock; Windows: LockFileEx), so
+ * that two runs in one checkout do not build a runtime at the same time.
+ * Released by platform_unlock, or when the process ends. Returns a handle
+ * >= 0, or negative with why in err. */
+long platform_lock(const char *path, char *err, size_t errlen);
+void platform_unlock(long handle);
+
 /* Finds a program the way platform_spawn does: a name without a path
  * separator on PATH (Windows: with ".exe" added), a relative path from
  * cwd (NULL: the coordinator's folder). Returns 1 and the full path in out

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -230,4 +231,28 @@ void posix_close_pipes(int out_pipe[2], int err_pipe[2])
     if (err_pipe[i] >= 0)
       close(err_pipe[i]);
   }
+}
+
+long platform_lock(const char *path, char *err, size_t errlen)
+{
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+  if (fd < 0) {
+    posix_set_err(err, errlen, errno, "cannot open '%s' to lock it", path);
+    return -1;
+  }
+  while (flock(fd, LOCK_EX) != 0) {
+    if (errno == EINTR)
+      continue;
+    posix_set_err(err, errlen, errno, "cannot lock '%s'", path);
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+void platform_unlock(long handle)
+{
+  if (handle >= 0)
+    close((int)handle); /* the lock goes with the descriptor */
 }

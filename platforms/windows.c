@@ -465,3 +465,38 @@ const char *platform_sampled_rss_method(void)
          "on the runner's sampling timer; the sampled peak is "
          "PeakWorkingSetSize";
 }
+
+long platform_lock(const char *path, char *err, size_t errlen)
+{
+  OVERLAPPED whole = {0};
+  wchar_t *wpath = win_utf8_to_wide(path);
+  char what[600];
+  HANDLE h;
+
+  if (wpath == NULL) {
+    snprintf(err, errlen, "cannot lock '%s': out of memory", path);
+    return -1;
+  }
+  h = CreateFileW(wpath, GENERIC_READ,
+                  FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                  OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+  free(wpath);
+  if (h == INVALID_HANDLE_VALUE) {
+    win_set_err(err, errlen, "cannot open the file to lock it", GetLastError());
+    return -1;
+  }
+  /* Without LOCKFILE_FAIL_IMMEDIATELY it waits for the other holder. */
+  if (!LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, &whole)) {
+    snprintf(what, sizeof(what), "cannot lock '%s'", path);
+    win_set_err(err, errlen, what, GetLastError());
+    CloseHandle(h);
+    return -1;
+  }
+  return (long)(intptr_t)h;
+}
+
+void platform_unlock(long handle)
+{
+  if (handle >= 0)
+    CloseHandle((HANDLE)(intptr_t)handle); /* the lock goes with it */
+}

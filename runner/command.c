@@ -20,11 +20,12 @@ void command_set_stop(const volatile sig_atomic_t *stop)
 }
 
 struct command_exec {
-  uv_loop_t loop;
+  uv_loop_t *loop;
   uv_timer_t tick;
   uv_pipe_t out, err;
   int out_open, err_open;
   struct platform_proc proc;
+  int spawned;
   struct command_result *r;
   uint64_t start_ns, deadline_ns, reaped_ns;
   int reaped, term_stage;
@@ -100,66 +101,105 @@ static void on_tick(uv_timer_t *t)
     if ((x->out_open || x->err_open) && now - x->reaped_ns < KILL_GRACE_NS)
       return;
     close_pipes(x);
+    x->r->wall_ns = now - x->start_ns;
     uv_timer_stop(&x->tick);
     uv_close((uv_handle_t *)&x->tick, NULL);
   }
 }
 
-int command_run(const char *const *argv, const char *cwd,
-                const char *const *env, uint64_t timeout_ms,
-                struct command_result *r, char *err, size_t errlen)
+/* Starts spec's command on the loop. Returns 0, or negative with why in
+ * spec->error. */
+static int command_start(uv_loop_t *loop, struct command_spec *spec,
+                         struct command_exec *x)
 {
   static const char *const no_env[] = {NULL};
-  struct platform_spawn_opts opts = {argv, env ? env : no_env, cwd, 0};
-  struct command_exec *x;
+  struct platform_spawn_opts opts = {spec->argv, spec->env ? spec->env : no_env,
+                                     spec->cwd, 0};
   int rc;
 
-  memset(r, 0, sizeof(*r));
-  if (capture_alloc(&r->out, OUTPUT_LIMIT) != 0 ||
-      capture_alloc(&r->err, OUTPUT_LIMIT) != 0) {
-    snprintf(err, errlen, "out of memory");
-    return -1;
-  }
-  x = calloc(1, sizeof(*x));
-  if (x == NULL) {
-    snprintf(err, errlen, "out of memory");
-    return -1;
-  }
-  x->r = r;
-  rc = uv_loop_init(&x->loop);
-  if (rc != 0) {
-    snprintf(err, errlen, "cannot start an event loop: %s", uv_strerror(rc));
-    free(x);
-    return -1;
-  }
-  rc = platform_spawn(&opts, &x->proc, err, errlen);
-  if (rc != 0) {
-    uv_loop_close(&x->loop);
-    free(x);
+  x->loop = loop;
+  rc = platform_spawn(&opts, &x->proc, spec->error, sizeof(spec->error));
+  if (rc != 0)
     return rc;
-  }
+  x->spawned = 1;
   x->start_ns = uv_hrtime();
-  x->deadline_ns = x->start_ns + timeout_ms * 1000000ull;
-  rc = pipe_watch(&x->loop, &x->out, x->proc.stdout_fd, x, on_alloc, on_read,
+  x->deadline_ns = x->start_ns + spec->timeout_ms * 1000000ull;
+  rc = pipe_watch(loop, &x->out, x->proc.stdout_fd, x, on_alloc, on_read,
                   &x->out_open);
-  if (pipe_watch(&x->loop, &x->err, x->proc.stderr_fd, x, on_alloc, on_read,
+  if (pipe_watch(loop, &x->err, x->proc.stderr_fd, x, on_alloc, on_read,
                  &x->err_open) != 0 ||
       rc != 0) {
     /* Without its output it is of no use: stop it, then reap it below. */
     platform_terminate(&x->proc, 1);
     close_pipes(x);
   }
-  uv_timer_init(&x->loop, &x->tick);
+  uv_timer_init(loop, &x->tick);
   x->tick.data = x;
   uv_timer_start(&x->tick, on_tick, TICK_MS, TICK_MS);
-  uv_run(&x->loop, UV_RUN_DEFAULT);
-  uv_loop_close(&x->loop);
-  /* Whatever it started in its group goes with it. */
-  platform_terminate(&x->proc, 1);
-  platform_proc_release(&x->proc);
-  r->wall_ns = uv_hrtime() - x->start_ns;
-  free(x);
   return 0;
+}
+
+static int alloc_results(struct command_result *results, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (capture_alloc(&results[i].out, OUTPUT_LIMIT) != 0 ||
+        capture_alloc(&results[i].err, OUTPUT_LIMIT) != 0)
+      return -1;
+  return 0;
+}
+
+void command_run_all(struct command_spec *specs, int n,
+                     struct command_result *results)
+{
+  struct command_exec *x = calloc((size_t)(n > 0 ? n : 1), sizeof(*x));
+  uv_loop_t loop;
+  int rc;
+
+  for (int i = 0; i < n; i++) {
+    memset(&results[i], 0, sizeof(results[i]));
+    specs[i].start_rc = -1;
+    specs[i].error[0] = '\0';
+  }
+  if (x == NULL || alloc_results(results, n) != 0) {
+    for (int i = 0; i < n; i++)
+      snprintf(specs[i].error, sizeof(specs[i].error), "out of memory");
+    free(x);
+    return;
+  }
+  rc = uv_loop_init(&loop);
+  if (rc != 0) {
+    for (int i = 0; i < n; i++)
+      snprintf(specs[i].error, sizeof(specs[i].error),
+               "cannot start an event loop: %s", uv_strerror(rc));
+    free(x);
+    return;
+  }
+  for (int i = 0; i < n; i++) {
+    x[i].r = &results[i];
+    specs[i].start_rc = command_start(&loop, &specs[i], &x[i]);
+  }
+  uv_run(&loop, UV_RUN_DEFAULT);
+  uv_loop_close(&loop);
+  for (int i = 0; i < n; i++) {
+    if (!x[i].spawned)
+      continue;
+    /* Whatever it started in its group goes with it. */
+    platform_terminate(&x[i].proc, 1);
+    platform_proc_release(&x[i].proc);
+  }
+  free(x);
+}
+
+int command_run(const char *const *argv, const char *cwd,
+                const char *const *env, uint64_t timeout_ms,
+                struct command_result *r, char *err, size_t errlen)
+{
+  struct command_spec spec = {argv, cwd, env, timeout_ms, 0, ""};
+
+  command_run_all(&spec, 1, r);
+  if (spec.start_rc != 0)
+    snprintf(err, errlen, "%s", spec.error);
+  return spec.start_rc;
 }
 
 void command_result_release(struct command_result *r)

@@ -31,6 +31,24 @@ int command_run(const char *const *argv, const char *cwd,
 
 void command_result_release(struct command_result *r);
 
+/* One command of command_run_all. */
+struct command_spec {
+  const char *const *argv;
+  const char *cwd;
+  const char *const *env;
+  uint64_t timeout_ms;
+  /* Filled: 0 when it ran (its result is valid), negative when it could
+   * not be started (why in error). */
+  int start_rc;
+  char error[256];
+};
+
+/* Runs the n commands side by side, each as command_run runs one, into
+ * results[i] (every one to be released). The commands must not need each
+ * other's output or write the same files. */
+void command_run_all(struct command_spec *specs, int n,
+                     struct command_result *results);
+
 /* A flag (set from a signal handler) that stops any command running now
  * or later, as at its deadline: Ctrl-C during a long build does not wait
  * for it. NULL: none. */

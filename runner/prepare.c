@@ -76,10 +76,21 @@ static void read_version(struct runtime *r)
   command_result_release(&res);
 }
 
+/* The matrix file that declared r, from its "FILE:LINE". */
+static void declaring_file(const struct runtime *r, char *out, size_t len)
+{
+  const char *colon = strrchr(r->source, ':');
+  size_t n = colon != NULL ? (size_t)(colon - r->source) : strlen(r->source);
+
+  snprintf(out, len, "%.*s", (int)n, r->source);
+}
+
 static void build(struct runtime *r, FILE *log)
 {
   struct command_result res;
-  char err[256], cmd[256], why[320];
+  char err[256], cmd[256], why[320], matrix[LANES_PATH_MAX + 32];
+  long lock;
+  int rc;
 
   if (r->build.argv[0] == NULL)
     return;
@@ -88,8 +99,15 @@ static void build(struct runtime *r, FILE *log)
     fprintf(log, "building runtime '%s': %s\n", r->name, cmd);
     fflush(log);
   }
-  if (command_run((const char *const *)r->build.argv, r->dir, NULL,
-                  BUILD_TIMEOUT_MS, &res, err, sizeof(err)) != 0) {
+  /* Two runs in one checkout (make quick runs the lanes and conform side
+   * by side) must not build one runtime at once: the second waits, and
+   * then finds it built. */
+  declaring_file(r, matrix, sizeof(matrix));
+  lock = platform_lock(matrix, err, sizeof(err));
+  rc = command_run((const char *const *)r->build.argv, r->dir, NULL,
+                   BUILD_TIMEOUT_MS, &res, err, sizeof(err));
+  platform_unlock(lock);
+  if (rc != 0) {
     r->broken = 1;
     snprintf(r->why_unavailable, sizeof(r->why_unavailable),
              "build '%s' cannot be run: %s", cmd, err);
@@ -215,83 +233,123 @@ static void free_list(char **v, int n)
     free(v[i]);
 }
 
-/* Runs the package command into t and finds the artifact in it. */
-static int pack_once(struct runtime *r, struct tempdir *t, char *artifact,
-                     size_t len, char *err, size_t errlen)
+/* A package command, set up in its own fresh folder (the command's {out})
+ * and run side by side with the others (command_run_all). */
+struct pack {
+  struct runtime *r;
+  struct tempdir dir;
+  char *argv[LANES_ARGV_MAX];
+  char **env;
+  int na, ne;
+  char cwd[LANES_PATH_MAX + 512];
+  char cmd[256];
+  int ready; /* set up: spec is valid */
+  char error[512];
+  struct command_spec spec;
+  struct command_result res;
+};
+
+/* Two packings of each runtime, side by side with those of the others:
+ * the packages are measured before any sample, and no command needs
+ * another's output. */
+#define PACKS_AT_ONCE 12
+
+static void pack_setup(struct pack *p, struct runtime *r)
 {
   struct runtime_package *pkg = &r->package;
-  char *argv[LANES_ARGV_MAX] = {NULL}, **env;
-  char cwd[LANES_PATH_MAX + 512], cmd[256], why[320];
-  struct command_result res;
-  int na = 0, ne = 0, rc = -1;
+  int ne = 0;
 
+  p->r = r;
   while (pkg->env != NULL && pkg->env[ne] != NULL)
     ne++;
-  env = calloc((size_t)ne + 1, sizeof(*env));
-  if (env == NULL) {
-    snprintf(err, errlen, "out of memory");
-    return -1;
+  p->env = calloc((size_t)ne + 1, sizeof(*p->env));
+  if (p->env == NULL) {
+    snprintf(p->error, sizeof(p->error), "out of memory");
+    return;
   }
-  ne = 0;
-  if (tempdir_create(t, err, errlen) != 0) {
-    free(env);
-    return -1;
-  }
-  for (; pkg->command.argv[na] != NULL; na++)
-    if ((argv[na] = subst(pkg->command.argv[na], t->path)) == NULL)
+  if (tempdir_create(&p->dir, p->error, sizeof(p->error)) != 0)
+    return;
+  for (; pkg->command.argv[p->na] != NULL; p->na++)
+    if ((p->argv[p->na] = subst(pkg->command.argv[p->na], p->dir.path)) == NULL)
       goto oom;
-  for (; pkg->env != NULL && pkg->env[ne] != NULL; ne++)
-    if ((env[ne] = subst(pkg->env[ne], t->path)) == NULL)
+  for (; pkg->env != NULL && pkg->env[p->ne] != NULL; p->ne++)
+    if ((p->env[p->ne] = subst(pkg->env[p->ne], p->dir.path)) == NULL)
       goto oom;
   if (pkg->cwd != NULL)
-    snprintf(cwd, sizeof(cwd), "%s/%s", r->dir, pkg->cwd);
+    snprintf(p->cwd, sizeof(p->cwd), "%s/%s", r->dir, pkg->cwd);
   else
-    snprintf(cwd, sizeof(cwd), "%s", r->dir);
-  join_argv(&pkg->command, cmd, sizeof(cmd));
-  if (command_run((const char *const *)argv, cwd, (const char *const *)env,
-                  PACKAGE_TIMEOUT_MS, &res, err, errlen) != 0) {
-    goto out;
-  }
-  if (!command_succeeded(&res)) {
-    command_describe_failure(&res, why, sizeof(why));
-    snprintf(err, errlen, "package command '%s' %s", cmd, why);
-  } else {
-    rc = package_find_artifact(t->path, pkg->artifact, artifact, len, err,
-                               errlen) == 0
-             ? 0
-             : -1;
-  }
-  command_result_release(&res);
-  goto out;
+    snprintf(p->cwd, sizeof(p->cwd), "%s", r->dir);
+  join_argv(&pkg->command, p->cmd, sizeof(p->cmd));
+  p->spec.argv = (const char *const *)p->argv;
+  p->spec.cwd = p->cwd;
+  p->spec.env = (const char *const *)p->env;
+  p->spec.timeout_ms = PACKAGE_TIMEOUT_MS;
+  p->ready = 1;
+  return;
 oom:
-  snprintf(err, errlen, "out of memory");
-out:
-  free_list(argv, na);
-  free_list(env, ne);
-  free(env);
-  return rc;
+  snprintf(p->error, sizeof(p->error), "out of memory");
 }
 
-static void pack_runtime(struct runtime *r, struct model_package *out)
+/* After the command ran: the artifact's path in artifact, or -1 with why
+ * in p->error. */
+static int pack_artifact(struct pack *p, char *artifact, size_t len)
 {
-  struct tempdir first = {{0}}, second = {{0}};
+  char why[320];
+
+  if (!p->ready)
+    return -1;
+  if (p->spec.start_rc != 0) {
+    snprintf(p->error, sizeof(p->error), "%s", p->spec.error);
+    return -1;
+  }
+  if (!command_succeeded(&p->res)) {
+    command_describe_failure(&p->res, why, sizeof(why));
+    snprintf(p->error, sizeof(p->error), "package command '%s' %s", p->cmd,
+             why);
+    return -1;
+  }
+  return package_find_artifact(p->dir.path, p->r->package.artifact, artifact,
+                               len, p->error, sizeof(p->error)) == 0
+             ? 0
+             : -1;
+}
+
+static void pack_release(struct pack *p)
+{
+  char rm[256];
+
+  if (p->ready)
+    command_result_release(&p->res);
+  free_list(p->argv, p->na);
+  free_list(p->env, p->ne);
+  free(p->env);
+  tempdir_remove(&p->dir, rm, sizeof(rm));
+}
+
+/* The runtime's package from its two packings: measured from the first,
+ * and reproducible when the second gave the same bytes. */
+static void pack_measure(struct pack *first, struct pack *second,
+                         struct model_package *out)
+{
   struct model_package_info again = MODEL_PACKAGE_INFO_INIT;
-  char artifact[LANES_PATH_MAX + 256], err[512], rm[256];
-  uint64_t start = uv_hrtime();
+  char artifact[LANES_PATH_MAX + 256];
 
   memset(out, 0, sizeof(*out));
-  out->runtime = r->name;
+  out->runtime = first->r->name;
   out->reproducible = -1;
-  if (pack_once(r, &first, artifact, sizeof(artifact), out->error,
-                sizeof(out->error)) != 0 ||
-      package_measure(artifact, &out->package, out->error,
+  out->wall_ns = first->res.wall_ns;
+  if (pack_artifact(first, artifact, sizeof(artifact)) != 0) {
+    snprintf(out->error, sizeof(out->error), "%s", first->error);
+    return;
+  }
+  if (package_measure(artifact, &out->package, out->error,
                       sizeof(out->error)) != 0)
-    goto done;
+    return;
   out->measured = 1;
   /* The same command again, into another folder: the same bytes or not. */
-  if (pack_once(r, &second, artifact, sizeof(artifact), err, sizeof(err)) ==
-          0 &&
-      package_measure(artifact, &again, err, sizeof(err)) == 0) {
+  if (pack_artifact(second, artifact, sizeof(artifact)) == 0 &&
+      package_measure(artifact, &again, second->error, sizeof(second->error)) ==
+          0) {
     snprintf(out->repack_sha256, sizeof(out->repack_sha256), "%s",
              again.sha256);
     out->reproducible = strcmp(again.sha256, out->package.sha256) == 0;
@@ -301,29 +359,74 @@ static void pack_runtime(struct runtime *r, struct model_package *out)
      * that fails the first: no figure, the reason instead. */
     model_package_info_release(&out->package);
     out->measured = 0;
-    snprintf(out->error, sizeof(out->error), "packing it again: %s", err);
+    snprintf(out->error, sizeof(out->error), "packing it again: %s",
+             second->error);
   }
-done:
-  tempdir_remove(&first, rm, sizeof(rm));
-  tempdir_remove(&second, rm, sizeof(rm));
-  out->wall_ns = uv_hrtime() - start;
+}
+
+/* Packs count runtimes of used (two packings each, all side by side) into
+ * out. */
+static void pack_batch(struct runtime **used, int count,
+                       struct model_package *out)
+{
+  struct pack *packs = calloc((size_t)(2 * count), sizeof(*packs));
+  struct command_spec specs[PACKS_AT_ONCE];
+  struct command_result results[PACKS_AT_ONCE];
+  int map[PACKS_AT_ONCE], n = 0;
+
+  if (packs == NULL) {
+    for (int i = 0; i < count; i++) {
+      memset(&out[i], 0, sizeof(out[i]));
+      out[i].runtime = used[i]->name;
+      out[i].reproducible = -1;
+      snprintf(out[i].error, sizeof(out[i].error), "out of memory");
+    }
+    return;
+  }
+  for (int i = 0; i < 2 * count; i++) {
+    pack_setup(&packs[i], used[i / 2]);
+    if (packs[i].ready) {
+      specs[n] = packs[i].spec;
+      map[n++] = i;
+    }
+  }
+  command_run_all(specs, n, results);
+  for (int k = 0; k < n; k++) {
+    packs[map[k]].spec = specs[k];
+    packs[map[k]].res = results[k];
+  }
+  for (int i = 0; i < count; i++)
+    pack_measure(&packs[2 * i], &packs[2 * i + 1], &out[i]);
+  for (int i = 0; i < 2 * count; i++)
+    pack_release(&packs[i]);
+  free(packs);
 }
 
 int prepare_packages(const struct lane *sel, int n, struct model_package *out,
                      FILE *log)
 {
-  int count, filled = 0;
+  int count, filled = 0, batch = 0;
   struct runtime **used = used_runtimes(sel, n, &count);
+  struct runtime *todo[PACKS_AT_ONCE / 2];
 
-  for (int i = 0; i < count; i++) {
-    struct runtime *r = used[i];
-    if (!r->available || r->broken || !r->package.present)
+  for (int i = 0; i <= count; i++) {
+    struct runtime *r = i < count ? used[i] : NULL;
+    if (r != NULL && (!r->available || r->broken || !r->package.present))
+      continue;
+    if (r != NULL)
+      todo[batch++] = r;
+    if (batch == 0 || (r != NULL && batch < PACKS_AT_ONCE / 2))
       continue;
     if (log != NULL) {
-      fprintf(log, "packing runtime '%s'\n", r->name);
+      fprintf(log, "packing runtime%s", batch > 1 ? "s" : "");
+      for (int k = 0; k < batch; k++)
+        fprintf(log, "%s'%s'", k ? ", " : " ", todo[k]->name);
+      fprintf(log, " (twice each, side by side)\n");
       fflush(log);
     }
-    pack_runtime(r, &out[filled++]);
+    pack_batch(todo, batch, &out[filled]);
+    filled += batch;
+    batch = 0;
   }
   free(used);
   return filled;

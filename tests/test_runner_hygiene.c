@@ -316,15 +316,25 @@ static void test_packages(void)
            "  twice:\n    client: [%s, client, ok]\n"
            "    server: [%s, server, ok]\n"
            "    package:\n"
-           "      command: [sh, -c, 'test -e %s/packed && exit 5; touch "
-           "%s/packed; tar -czf \"$0/t.tgz\" -C %s ab.yaml', '{out}']\n"
+           "      command: [sh, -c, 'mkdir %s/packed 2>/dev/null || exit 5; "
+           "tar -czf \"$0/t.tgz\" -C %s ab.yaml', '{out}']\n"
+           "      artifact: '*.tgz'\n"
+           "  together:\n    client: [%s, client, ok]\n"
+           "    server: [%s, server, ok]\n"
+           "    package:\n"
+           "      command: [sh, -c, 'touch \"%s/meet.$$\"; i=0; while [ "
+           "$(ls %s | grep -c meet) -lt 2 ]; do i=$((i+1)); [ $i -gt 400 ] "
+           "&& exit 3; sleep 0.05; done; tar -czf \"$0/t.tgz\" -C %s "
+           "ab.yaml', '{out}']\n"
            "      artifact: '*.tgz'\n",
-           fixture, fixture, fixture, fixture, dir, dir, dir);
+           fixture, fixture, fixture, fixture, dir, dir, fixture, fixture, dir,
+           dir, dir);
   write_file("pack.yaml", m);
   fixture_matrix();
   snprintf(out, sizeof(out), "%s/pack.json", dir);
-  rc = sh("cd %s && rm -f packed && %s quick --matrix pack.yaml --lanes "
-          "listing-listing,twice-twice --out %s >pack.out 2>pack.err",
+  rc = sh("cd %s && rm -rf packed meet.* && %s quick --matrix pack.yaml "
+          "--lanes listing-listing,twice-twice,together-together --out %s "
+          ">pack.out 2>pack.err",
           dir, crossrun, out);
   doc = json_object_from_file(out);
   TAP_OK(rc == 1 && file_has("pack.err", "the package of runtime 'listing' "
@@ -335,12 +345,20 @@ static void test_packages(void)
                     "not an archive of a package format"),
          "its figures are null, with the reason: %s",
          doc ? json_str_at(doc, "runtimes.listing.package.error") : "-");
+  /* Its two packings run side by side: which of them fails is chance. */
   TAP_OK(file_has("pack.err", "the package of runtime 'twice' was not "
-                              "measured: packing it again: package command") &&
+                              "measured: ") &&
              doc &&
              strstr(json_str_at(doc, "runtimes.twice.package.error"),
                     "exited with 5"),
-         "a package command that fails the second time fails the run too");
+         "a package command that fails one of its two times fails the run "
+         "too: %s",
+         doc ? json_str_at(doc, "runtimes.twice.package.error") : "-");
+  TAP_OK(doc && json_object_get_boolean(
+                    json_at(doc, "runtimes.together.package.reproducible")),
+         "the two packings run side by side (each waits to see the other): "
+         "%s",
+         doc ? json_str_at(doc, "runtimes.together.package.error") : "-");
   if (doc)
     json_object_put(doc);
 }
