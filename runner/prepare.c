@@ -43,37 +43,70 @@ static int find_bare(struct runtime *r, const struct lanes_argv *a,
   return 0;
 }
 
-static void read_version(struct runtime *r)
+/* What the version command's run says of r: unavailable with why, or its
+ * toolchain version (the first non-empty line of its output, stdout
+ * first). */
+static void take_version(struct runtime *r, const struct command_spec *spec,
+                         struct command_result *res)
 {
-  struct command_result res;
-  char err[256], text[512], *line, cmd[256];
+  char text[512], *line, cmd[256];
 
-  if (r->version.argv[0] == NULL)
-    return;
   join_argv(&r->version, cmd, sizeof(cmd));
-  if (command_run((const char *const *)r->version.argv, r->dir, NULL,
-                  VERSION_TIMEOUT_MS, &res, err, sizeof(err)) != 0) {
+  if (spec->start_rc != 0) {
     r->available = 0;
     snprintf(r->why_unavailable, sizeof(r->why_unavailable),
-             "'%s' cannot be run: %s", cmd, err);
-    command_result_release(&res);
+             "'%s' cannot be run: %s", cmd, spec->error);
     return;
   }
-  if (!command_succeeded(&res)) {
+  if (!command_succeeded(res)) {
     char why[320];
-    command_describe_failure(&res, why, sizeof(why));
+    command_describe_failure(res, why, sizeof(why));
     r->available = 0;
     snprintf(r->why_unavailable, sizeof(r->why_unavailable), "'%s' %s", cmd,
              why);
-    command_result_release(&res);
     return;
   }
-  /* The first non-empty line of its output, stdout first. */
-  capture_text(res.out.total ? &res.out : &res.err, text, sizeof(text));
+  capture_text(res->out.total ? &res->out : &res->err, text, sizeof(text));
   line = text + strspn(text, " \t\r\n");
   line[strcspn(line, "\r\n")] = '\0';
   snprintf(r->toolchain_version, sizeof(r->toolchain_version), "%s", line);
-  command_result_release(&res);
+}
+
+/* The version commands of the n runtimes, side by side: each only asks
+ * its toolchain, and a launcher (pyenv's shims, Maven) can take most of a
+ * second. */
+static void read_versions(struct runtime **rs, int n)
+{
+  struct command_spec *specs = calloc((size_t)(n > 0 ? n : 1), sizeof(*specs));
+  struct command_result *res = calloc((size_t)(n > 0 ? n : 1), sizeof(*res));
+  struct runtime **who = calloc((size_t)(n > 0 ? n : 1), sizeof(*who));
+  int k = 0;
+
+  if (specs == NULL || res == NULL || who == NULL) {
+    for (int i = 0; i < n; i++) {
+      rs[i]->available = 0;
+      snprintf(rs[i]->why_unavailable, sizeof(rs[i]->why_unavailable),
+               "its version command cannot be run: out of memory");
+    }
+    goto out;
+  }
+  for (int i = 0; i < n; i++) {
+    if (rs[i]->version.argv[0] == NULL)
+      continue;
+    specs[k].argv = (const char *const *)rs[i]->version.argv;
+    specs[k].cwd = rs[i]->dir;
+    specs[k].timeout_ms = VERSION_TIMEOUT_MS;
+    who[k++] = rs[i];
+  }
+  command_run_all(specs, k, res);
+  for (int i = 0; i < k; i++) {
+    take_version(who[i], &specs[i], &res[i]);
+    command_result_release(&res[i]);
+  }
+out:
+  free(specs);
+  free(res);
+  free(who);
 }
 
 /* The matrix file that declared r, from its "FILE:LINE". */
@@ -178,7 +211,7 @@ static struct runtime **used_runtimes(const struct lane *sel, int n, int *count)
 
 void prepare_runtimes(const struct lane *sel, int n, FILE *log)
 {
-  int count;
+  int count, found = 0;
   struct runtime **used = used_runtimes(sel, n, &count);
 
   for (int i = 0; i < count; i++) {
@@ -187,12 +220,16 @@ void prepare_runtimes(const struct lane *sel, int n, FILE *log)
     r->broken = 0;
     r->why_unavailable[0] = '\0';
     r->toolchain_version[0] = '\0';
-    if (!find_bare(r, &r->version, "version") ||
-        !find_bare(r, &r->build, "build") ||
-        !find_bare(r, &r->client, "client") ||
-        !find_bare(r, &r->server, "server"))
-      continue;
-    read_version(r);
+    if (find_bare(r, &r->version, "version") &&
+        find_bare(r, &r->build, "build") &&
+        find_bare(r, &r->client, "client") &&
+        find_bare(r, &r->server, "server"))
+      used[found++] = r;
+  }
+  read_versions(used, found);
+  /* One build at a time: two may share a folder (make's). */
+  for (int i = 0; i < found; i++) {
+    struct runtime *r = used[i];
     if (!r->available)
       continue;
     build(r, log);

@@ -26,7 +26,25 @@ export GOCACHE GOMODCACHE XDG_CONFIG_HOME GOENV GOFLAGS GOTOOLCHAIN GOPROXY GOWO
 cd "$root/lanes/go"
 case "${1:-}" in
   version) exec go version ;;
-  build) exec go build -o "$state/" ./cmd/client ./cmd/server ;;
+  build)
+    # The go command takes a second to find its cache up to date: the
+    # binaries are kept without it when this go built them and no file of
+    # the lane (a deleted one changes its folder) nor this script is newer
+    # than the stamp, which is written before the build so that an edit
+    # made while it runs is newer.
+    stamp="$state/build.stamp"
+    v=$(go version)
+    if [ -f "$stamp" ] && [ -x "$state/client" ] && [ -x "$state/server" ] &&
+      [ "$(cat "$stamp")" = "$v" ] &&
+      [ -z "$(find . "$root/lanes/go/go.sh" -newer "$stamp" 2>/dev/null | head -1)" ]; then
+      exit 0
+    fi
+    printf '%s\n' "$v" >"$stamp"
+    go build -o "$state/" ./cmd/client ./cmd/server || {
+      rm -f "$stamp"
+      exit 1
+    }
+    ;;
   test) exec go test -count=1 ./... ;;
   vet) exec go vet ./... ;;
   package)
