@@ -482,7 +482,8 @@ long platform_lock(const char *path, char *err, size_t errlen)
                   OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
   free(wpath);
   if (h == INVALID_HANDLE_VALUE) {
-    win_set_err(err, errlen, "cannot open the file to lock it", GetLastError());
+    snprintf(what, sizeof(what), "cannot open '%s' to lock it", path);
+    win_set_err(err, errlen, what, GetLastError());
     return -1;
   }
   /* Without LOCKFILE_FAIL_IMMEDIATELY it waits for the other holder. */
