@@ -286,7 +286,7 @@ struct pack {
   struct command_result res;
 };
 
-/* Two packings of each runtime, side by side with those of the others:
+/* The packings of each runtime, side by side with those of the others:
  * the packages are measured before any sample, and no command needs
  * another's output. */
 #define PACKS_AT_ONCE 12
@@ -383,6 +383,8 @@ static void pack_measure(struct pack *first, struct pack *second,
                       sizeof(out->error)) != 0)
     return;
   out->measured = 1;
+  if (second == NULL)
+    return; /* packed once: whether it is reproducible is not known */
   /* The same command again, into another folder: the same bytes or not. */
   if (pack_artifact(second, artifact, sizeof(artifact)) == 0 &&
       package_measure(artifact, &again, second->error, sizeof(second->error)) ==
@@ -401,12 +403,13 @@ static void pack_measure(struct pack *first, struct pack *second,
   }
 }
 
-/* Packs count runtimes of used (two packings each, all side by side) into
- * out. */
-static void pack_batch(struct runtime **used, int count,
+/* Packs count runtimes of used (once or twice each, all side by side)
+ * into out. */
+static void pack_batch(struct runtime **used, int count, int twice,
                        struct model_package *out)
 {
-  struct pack *packs = calloc((size_t)(2 * count), sizeof(*packs));
+  int per = twice ? 2 : 1;
+  struct pack *packs = calloc((size_t)(per * count), sizeof(*packs));
   struct command_spec specs[PACKS_AT_ONCE];
   struct command_result results[PACKS_AT_ONCE];
   int map[PACKS_AT_ONCE], n = 0;
@@ -420,8 +423,8 @@ static void pack_batch(struct runtime **used, int count,
     }
     return;
   }
-  for (int i = 0; i < 2 * count; i++) {
-    pack_setup(&packs[i], used[i / 2]);
+  for (int i = 0; i < per * count; i++) {
+    pack_setup(&packs[i], used[i / per]);
     if (packs[i].ready) {
       specs[n] = packs[i].spec;
       map[n++] = i;
@@ -433,14 +436,14 @@ static void pack_batch(struct runtime **used, int count,
     packs[map[k]].res = results[k];
   }
   for (int i = 0; i < count; i++)
-    pack_measure(&packs[2 * i], &packs[2 * i + 1], &out[i]);
-  for (int i = 0; i < 2 * count; i++)
+    pack_measure(&packs[per * i], twice ? &packs[per * i + 1] : NULL, &out[i]);
+  for (int i = 0; i < per * count; i++)
     pack_release(&packs[i]);
   free(packs);
 }
 
-int prepare_packages(const struct lane *sel, int n, struct model_package *out,
-                     FILE *log)
+int prepare_packages(const struct lane *sel, int n, int twice,
+                     struct model_package *out, FILE *log)
 {
   int count, filled = 0, batch = 0;
   struct runtime **used = used_runtimes(sel, n, &count);
@@ -458,10 +461,11 @@ int prepare_packages(const struct lane *sel, int n, struct model_package *out,
       fprintf(log, "packing runtime%s", batch > 1 ? "s" : "");
       for (int k = 0; k < batch; k++)
         fprintf(log, "%s'%s'", k ? ", " : " ", todo[k]->name);
-      fprintf(log, " (twice each, side by side)\n");
+      fprintf(log, twice ? " (twice each, side by side)\n"
+                         : " (once each, side by side)\n");
       fflush(log);
     }
-    pack_batch(todo, batch, &out[filled]);
+    pack_batch(todo, batch, twice, &out[filled]);
     filled += batch;
     batch = 0;
   }

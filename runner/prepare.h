@@ -31,9 +31,11 @@ int prepare_describe_runtimes(const struct lane *sel, int n, const char *root,
 void prepare_runtimes(const struct lane *sel, int n, FILE *log);
 
 /* Packs and measures every available runtime of the selected lanes that
- * declares a package. out has room for 2 * n entries; returns
- * how many were filled. Release each with model_package_release(). */
-int prepare_packages(const struct lane *sel, int n, struct model_package *out,
-                     FILE *log);
+ * declares a package, twice when twice (to see whether the bytes are
+ * reproducible; once leaves that unknown). out has room for 2 * n
+ * entries; returns how many were filled. Release each with
+ * model_package_release(). */
+int prepare_packages(const struct lane *sel, int n, int twice,
+                     struct model_package *out, FILE *log);
 
 #endif

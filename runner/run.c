@@ -289,7 +289,10 @@ static void run_prepare(struct run_state *st)
   prepare_runtimes(st->sel, st->n, progress);
   mark_lanes(st->lanes, st->sel, st->n);
   if (!st->o->no_packages && !stop_signal)
-    st->npackages = prepare_packages(st->sel, st->n, st->packages, progress);
+    /* A smoke check packs once: whether packing is reproducible is for
+     * run and record to find out. */
+    st->npackages = prepare_packages(
+        st->sel, st->n, st->o->command != CLI_QUICK, st->packages, progress);
 }
 
 /* Each --matrix file as an absolute path, so that a reproduce command

@@ -332,8 +332,10 @@ static void test_packages(void)
   write_file("pack.yaml", m);
   fixture_matrix();
   snprintf(out, sizeof(out), "%s/pack.json", dir);
-  rc = sh("cd %s && rm -rf packed meet.* && %s quick --matrix pack.yaml "
-          "--lanes listing-listing,twice-twice,together-together --out %s "
+  /* run, not quick: a smoke check packs once. */
+  rc = sh("cd %s && rm -rf packed meet.* && %s run --matrix pack.yaml "
+          "--lanes listing-listing,twice-twice,together-together --samples 1 "
+          "--warmup 0 --round-trips 20 --no-progress --out %s "
           ">pack.out 2>pack.err",
           dir, crossrun, out);
   doc = json_object_from_file(out);
