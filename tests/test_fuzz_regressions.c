@@ -9,6 +9,7 @@
 #include "evidence/base/json_read.h"
 #include "evidence/base/utf8.h"
 #include "evidence/diff/diff.h"
+#include "evidence/merge/merge.h"
 #include "evidence/schema/validate.h"
 #include "runner/expect.h"
 #include "runner/lanes.h"
@@ -168,6 +169,31 @@ out:
   json_object_put(new_doc);
 }
 
+/* A merged document whose inputs name the platform and whose platform has
+ * no lanes: merge refuses it with its problems rather than aborting where
+ * evidence/check/figures.c measured the lanes before checking that they
+ * are an object (fuzz_merge; the input is in tests/fuzz/corpus/fuzz_merge/). */
+static void test_merge_platform_without_lanes(void)
+{
+  struct merge_options o = MERGE_OPTIONS_INIT;
+  struct merge_problems p = MERGE_PROBLEMS_INIT;
+  json_object *merged = NULL;
+  const char *list[1];
+  int rc;
+
+  list[0] = write_file("no-lanes.json",
+                       "{\"schema_version\": 1, \"mode\": \"merged\", "
+                       "\"inputs\": {\"a.json\": {\"os\": \"linux\"}}, "
+                       "\"platforms\": {\"linux\": {\"mode\": \"record\"}}}");
+  rc = merge_files(&o, list, 1, &merged, &p);
+  TAP_OK(rc != 0 && merged == NULL && p.count >= 1,
+         "a merged input with a platform without lanes is refused with %d "
+         "problems (first: %s)",
+         p.count, p.count ? p.lines[0] : "");
+  merge_problems_release(&p);
+  json_object_put(merged);
+}
+
 int main(void)
 {
   if (tap_mkdtemp(dir, sizeof(dir)) == NULL)
@@ -175,6 +201,7 @@ int main(void)
   test_validate_messages_are_lines();
   test_yaml_errors_are_lines();
   test_compare_texts_are_lines();
+  test_merge_platform_without_lanes();
   if (scratch_remove_tree(dir, 0) != 0)
     tap_diag("could not remove %s", dir);
   return tap_done();

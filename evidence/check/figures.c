@@ -875,13 +875,16 @@ static struct figures_origin *origins_of(json_object *doc, const char *os,
                                          json_object *lanes)
 {
   json_object *inputs = get(doc, "inputs");
-  int nlanes = json_object_object_length(lanes), count = 0;
+  int nlanes, count = 0;
   struct figures_origin by_index[64 + 1], *out;
 
   memset(by_index, 0, sizeof(by_index));
+  /* Both checked before either is measured: json-c asserts on the length
+   * of what is not an object (a platform without lanes). */
   if (!json_object_is_type(inputs, json_type_object) ||
       !json_object_is_type(lanes, json_type_object))
     return NULL;
+  nlanes = json_object_object_length(lanes);
   json_object_object_foreach(inputs, name, in)
   {
     json_object *shard = get(in, "shard");
