@@ -104,8 +104,8 @@ static int load_schema(const char *path, int given, json_object **schema,
   return 0;
 }
 
-/* Checks every file against schema, printing what it finds. Returns the
- * number of files that are not valid. */
+/* Checks every file against schema, which load_schema checked, printing
+ * what it finds. Returns the number of files that are not valid. */
 static int validate_files(json_object *schema, const char *const *files,
                           int nfiles, FILE *out)
 {
@@ -118,7 +118,7 @@ static int validate_files(json_object *schema, const char *const *files,
     int rc = validate_read_json(files[i], &doc, &e, err, sizeof(err));
 
     if (rc == 0)
-      rc = validate_document(schema, doc, &e);
+      rc = validate_document_checked(schema, doc, &e);
     if (rc == 0)
       rc = validate_figures(doc, &e);
     if (rc < 0 && e.total == 0)

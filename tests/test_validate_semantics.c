@@ -150,6 +150,34 @@ static const struct semantic semantics[] = {
      -1, "evaluation stopped after"},
 };
 
+/* validate_document_checked, on a schema validate_schema accepts, gives
+ * validate_document's verdict and messages; a schema it refuses is refused
+ * by validate_document each time, not only the first. */
+static void same_when_checked(json_object *s, json_object *d, size_t i)
+{
+  struct validate_errors e = VALIDATE_ERRORS_INIT,
+                         checked = VALIDATE_ERRORS_INIT;
+  int rc = validate_document(s, d, &e), same;
+
+  if (validate_schema(s, &checked) != 0) {
+    validate_errors_release(&checked);
+    validate_errors_release(&e);
+    rc = validate_document(s, d, &e);
+    TAP_OK(rc == -1 && e.n > 0 && strncmp(e.messages[0], "schema: ", 8) == 0,
+           "semantics %zu: the unusable schema is refused again", i);
+    validate_errors_release(&e);
+    return;
+  }
+  same = validate_document_checked(s, d, &checked) == rc &&
+         checked.total == e.total && checked.n == e.n;
+  for (int k = 0; same && k < e.n; k++)
+    same = strcmp(checked.messages[k], e.messages[k]) == 0;
+  TAP_OK(same, "semantics %zu: the same verdict and %d messages unchecked", i,
+         e.total);
+  validate_errors_release(&checked);
+  validate_errors_release(&e);
+}
+
 static void test_semantics(void)
 {
   char deep_schema[8192];
@@ -177,6 +205,7 @@ static void test_semantics(void)
                 t->message ? t->message : "valid"))
       vtest_show_errors(&e, 10);
     validate_errors_release(&e);
+    same_when_checked(s, d, i);
     json_object_put(s);
     json_object_put(d);
   }

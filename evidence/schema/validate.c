@@ -64,7 +64,7 @@ int validate_file(const char *schema_path, const char *doc_path,
   if (rc < 0)
     snprintf(err, errlen, "'%s': %s", doc_path, why);
   if (rc == 0) {
-    rc = validate_document(schema, doc, out);
+    rc = validate_document_checked(schema, doc, out);
     if (rc == 0)
       rc = validate_figures(doc, out);
     if (rc < 0)

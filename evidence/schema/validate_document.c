@@ -361,11 +361,17 @@ out:
 int validate_document(json_object *schema, json_object *doc,
                       struct validate_errors *out)
 {
+  if (validate_schema(schema, out) != 0)
+    return -1;
+  return validate_document_checked(schema, doc, out);
+}
+
+int validate_document_checked(json_object *schema, json_object *doc,
+                              struct validate_errors *out)
+{
   struct validate_ctx *c;
   int before = out->total, rc;
 
-  if (validate_schema(schema, out) != 0)
-    return -1;
   c = calloc(1, sizeof(*c));
   if (c == NULL) {
     validate_errors_add(out, "schema: out of memory");
