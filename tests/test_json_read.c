@@ -92,6 +92,25 @@ static void test_utf8_strings(void)
          "utf8_error_at: a sequence cut by the end of the text");
   TAP_OK(utf8_error_at("a\0b", 3) == -1,
          "utf8_error_at: a NUL byte is UTF-8 (the readers refuse it apart)");
+  {
+    static const char runs[] = "abcdefgh\xc3\xa9ijklmnopqrstu\xe2\x82\xac";
+    long long wrong = -1;
+    /* A bad byte at every offset of a word and beyond, cut by the 'a'
+     * after it or by the end of the text. */
+    for (size_t at = 0; at < 24 && wrong < 0; at++) {
+      char text[40];
+      memset(text, 'a', sizeof(text));
+      text[at] = '\xc3';
+      if (utf8_error_at(text, at + 1 + at % 9) != (long long)at)
+        wrong = (long long)at;
+    }
+    TAP_OK(wrong < 0,
+           "utf8_error_at: the offset of a bad byte after 0 to 23 ASCII bytes "
+           "(first wrong: %lld)",
+           wrong);
+    TAP_OK(utf8_error_at(runs, sizeof(runs) - 1) == -1,
+           "utf8_error_at: characters between runs of ASCII bytes");
+  }
   TAP_OK(utf8_length(mixed, sizeof(mixed) - 1) == 8,
          "utf8_length: characters, not bytes (%zu)",
          utf8_length(mixed, sizeof(mixed) - 1));

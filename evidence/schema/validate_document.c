@@ -120,10 +120,13 @@ static void check_string(struct validate_ctx *c, json_object *s, json_object *v)
 {
   const char *str = json_object_get_string(v);
   size_t len = (size_t)json_object_get_string_len(v);
+  /* validate_ctx_scan reported a string that is not UTF-8; its length and
+   * pattern are not looked at. */
+  int text = utf8_error_at(str, len) < 0;
   json_object *k;
   char shown[96];
 
-  if (utf8_error_at(str, len) < 0) {
+  if (text) {
     size_t chars = utf8_length(str, len);
     if (json_object_object_get_ex(s, "minLength", &k) &&
         (int64_t)chars < json_object_get_int64(k))
@@ -136,8 +139,7 @@ static void check_string(struct validate_ctx *c, json_object *s, json_object *v)
                           "%zu characters, more than the maximum length %lld",
                           chars, (long long)json_object_get_int64(k));
   }
-  if (json_object_object_get_ex(s, "pattern", &k) &&
-      utf8_error_at(str, len) < 0) {
+  if (text && json_object_object_get_ex(s, "pattern", &k)) {
     char why[VALIDATE_MESSAGE_MAX];
     int rc = validate_ctx_pattern_match(c, k, str, len, why, sizeof(why));
     if (rc == 0)
