@@ -26,6 +26,8 @@ public final class ClientSession extends FrameScanner {
   int expectSlot;
   /** Requests are sent up to this sequence (W during the warm-up). */
   long limit;
+  /** Whether openMeasured() has run: the histogram is emptied then, once. */
+  private boolean measuredOpen;
   long framesSent, framesReceived, bytesSent, bytesReceived;
   /** The send time of each outstanding request, indexed by sequence modulo M. */
   final long[] sendTimes;
@@ -65,8 +67,18 @@ public final class ClientSession extends FrameScanner {
     return phase != AWAIT_HELLO_ACK && Long.compareUnsigned(expect, w.warmup()) > 0;
   }
 
-  /** Lets the measured requests be sent. */
+  /**
+   * Lets the measured requests be sent, once every warm-up response is in. The warm-up's
+   * latencies are recorded too, so that the JIT compiles the recording into the response path
+   * while the warm-up runs: a branch that the warm-up never takes is compiled as a trap, which
+   * the first measured response would spring, running the session deoptimised until the
+   * compiler is done again, inside the measured window. They are dropped here, before it starts.
+   */
   public void openMeasured() {
+    if (!measuredOpen) {
+      measuredOpen = true;
+      latency.reset();
+    }
     limit = total;
   }
 
@@ -148,7 +160,7 @@ public final class ClientSession extends FrameScanner {
       return new Rejection(Rejection.WRONG_PAYLOAD,
           "RESPONSE " + u(seq) + " payload differs from respond(gen(" + u(seq) + "))");
     }
-    if (seq > w.warmup()) latency.record(Math.max(0, receivedAt - sendTimes[expectSlot]));
+    latency.record(Math.max(0, receivedAt - sendTimes[expectSlot]));
     expect++;
     if (++expectSlot == m) expectSlot = 0;
     return null;

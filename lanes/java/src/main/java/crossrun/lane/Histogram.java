@@ -13,6 +13,14 @@ public final class Histogram {
   long min = Long.MAX_VALUE;
   long max;
 
+  /** Empties the histogram. */
+  void reset() {
+    java.util.Arrays.fill(buckets, 0);
+    count = 0;
+    min = Long.MAX_VALUE;
+    max = 0;
+  }
+
   /** index(v) for 0 <= v <= 2^63 - 1. */
   public static int index(long v) {
     if (v < 256) return (int) v;
