@@ -20,7 +20,6 @@ void command_set_stop(const volatile sig_atomic_t *stop)
 }
 
 struct command_exec {
-  uv_loop_t *loop;
   uv_timer_t tick;
   uv_pipe_t out, err;
   int out_open, err_open;
@@ -117,7 +116,6 @@ static int command_start(uv_loop_t *loop, struct command_spec *spec,
                                      spec->cwd, 0};
   int rc;
 
-  x->loop = loop;
   rc = platform_spawn(&opts, &x->proc, spec->error, sizeof(spec->error));
   if (rc != 0)
     return rc;
