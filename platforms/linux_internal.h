@@ -51,4 +51,13 @@ void linux_taskstats_drain(void);
 /* "Key:   123 kB" of /proc/PID/status in bytes, or -1. */
 int64_t linux_status_bytes(long pid, const char *key);
 
+/* The sockets of host:port that closed first, from a table in the format
+ * of /proc/net/tcp or /proc/net/tcp6 at path: platform_port_closers'
+ * fallback where socket diagnostics cannot be used (platforms/linux_net.c),
+ * apart so that a test can give it a table of its own. A missing file is
+ * an empty table. Returns 0, or a negative errno with err filled. */
+int linux_tcp_table_closers(const char *path, const char *host, int port,
+                            struct platform_closers *out, char *err,
+                            size_t errlen);
+
 #endif

@@ -2,7 +2,7 @@
  * /proc/net/tcp and /proc/net/tcp6, which any process may read for its
  * own network namespace. Part of the Linux implementation of
  * platforms/platform.h. */
-#include "platforms/platform.h"
+#include "platforms/linux_internal.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -149,6 +149,20 @@ static int scan_table(const char *path, const uint8_t host[16], int port,
   }
   fclose(f);
   return 0;
+}
+
+int linux_tcp_table_closers(const char *path, const char *host, int port,
+                            struct platform_closers *out, char *err,
+                            size_t errlen)
+{
+  uint8_t bytes[16];
+
+  memset(out, 0, sizeof(*out));
+  if (host_bytes(host, bytes) != 0) {
+    snprintf(err, errlen, "'%s' is not a numeric address", host);
+    return -EINVAL;
+  }
+  return scan_table(path, bytes, port, out, err, errlen);
 }
 
 /* A sock_diag address as 16 bytes, IPv4 mapped into IPv6. */

@@ -8,16 +8,29 @@
  * runner sees READY after the server bound its port. */
 #define CLOSERS_AGE_MARGIN_MS 1000
 
+int closers_history_has(const struct closers_history *h, int port)
+{
+  unsigned bit = (unsigned)port & 0xFFFF;
+
+  return (h->used[bit / 8] >> (bit % 8)) & 1u;
+}
+
+void closers_history_mark(struct closers_history *h, int port)
+{
+  unsigned bit = (unsigned)port & 0xFFFF;
+
+  h->used[bit / 8] |= (uint8_t)(1u << (bit % 8));
+}
+
 void closers_baseline(struct closers_watch *w, struct closers_history *h,
                       const char *host, int port, uint64_t now_ns)
 {
   char err[160];
-  unsigned bit = (unsigned)port & 0xFFFF;
 
   memset(w, 0, sizeof(*w));
   w->ready_ns = now_ns;
-  if (h != NULL && !(h->used[bit / 8] & (1u << (bit % 8)))) {
-    h->used[bit / 8] |= (uint8_t)(1u << (bit % 8));
+  if (h != NULL && !closers_history_has(h, port)) {
+    closers_history_mark(h, port);
     w->known = 1; /* closers_note finds out whether the OS tells */
     return;
   }

@@ -31,6 +31,12 @@ struct closers_history {
   uint8_t used[65536 / 8];
 };
 
+/* Whether h holds port. */
+int closers_history_has(const struct closers_history *h, int port);
+
+/* Puts port into h. */
+void closers_history_mark(struct closers_history *h, int port);
+
 /* Takes the baseline once the server listens on host:port: sockets of a
  * port the OS handed out again while earlier ones were still closing are
  * not this session's. With a history, only for a port it holds; the port

@@ -137,6 +137,10 @@ static void build(struct runtime *r, FILE *log)
    * then finds it built. */
   declaring_file(r, matrix, sizeof(matrix));
   lock = platform_lock(matrix, err, sizeof(err));
+  if (lock < 0 && log != NULL) {
+    fprintf(log, "building runtime '%s' unlocked: %s\n", r->name, err);
+    fflush(log);
+  }
   rc = command_run((const char *const *)r->build.argv, r->dir, NULL,
                    BUILD_TIMEOUT_MS, &res, err, sizeof(err));
   platform_unlock(lock);

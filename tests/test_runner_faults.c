@@ -338,7 +338,7 @@ static void test_earlier_closer(void)
     if (way == 0)
       uv_sleep(1500); /* past the age margin of closers_note */
     else
-      ports.used[port / 8] |= (uint8_t)(1u << (port % 8));
+      closers_history_mark(&ports, port);
     snprintf(port_text, sizeof port_text, "%d", port);
     env_set("CROSSRUN_FIXTURE_PORT", port_text);
     if (run_sample(&r, fixture_peer("server", "port-from-env"), c_peer(0)) ==
