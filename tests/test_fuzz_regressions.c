@@ -169,6 +169,64 @@ out:
   json_object_put(new_doc);
 }
 
+/* A package that holds one path twice (a tar may append a file again),
+ * compared with itself: the second copy was compared with the first copy
+ * of the other side and reported grown. The k-th copy of a path is
+ * compared with the k-th; a third copy on one side is added, and one gone
+ * is removed (fuzz_compare; the input is in
+ * tests/fuzz/corpus/fuzz_compare/). */
+static void test_compare_repeated_entry(void)
+{
+  static const char *const texts[] = {
+      /* a.c twice, then b.c */
+      "[{\"path\": \"a.c\", \"size_bytes\": 10239}, "
+      "{\"path\": \"a.c\", \"size_bytes\": 10240}, "
+      "{\"path\": \"b.c\", \"size_bytes\": 7}]",
+      /* a.c three times, b.c gone */
+      "[{\"path\": \"a.c\", \"size_bytes\": 10239}, "
+      "{\"path\": \"a.c\", \"size_bytes\": 10240}, "
+      "{\"path\": \"a.c\", \"size_bytes\": 5}]",
+  };
+  json_object *docs[2] = {NULL, NULL};
+  struct diff_options o = DIFF_OPTIONS_INIT;
+  struct diff d;
+  char text[1024], err[512] = "";
+  int rc;
+
+  memset(&d, 0, sizeof(d));
+  for (int i = 0; i < 2; i++) {
+    snprintf(text, sizeof(text),
+             "{\"mode\": \"quick\", \"machine\": {\"os\": \"linux\"}, "
+             "\"lanes\": {}, \"runtimes\": {\"c\": {\"package\": "
+             "{\"sha256\": \"aa\", \"packed_bytes\": 1, \"entries\": %s}}}}",
+             texts[i]);
+    if (!TAP_OK(json_read_parse(text, strlen(text), &docs[i], err,
+                                sizeof(err)) == 0,
+                "repeated entries: document %d reads (%s)", i, err))
+      goto out;
+  }
+  rc = diff_compare(&d, docs[0], docs[0], &o, err, sizeof(err));
+  TAP_OK(rc == 0 && d.nentries == 0 && d.regressions == 0,
+         "a package with a path twice, compared with itself, has no entry "
+         "changed (%d: first %s %s)",
+         d.nentries, d.nentries ? d.entries[0].path : "",
+         d.nentries ? d.entries[0].change : "");
+  diff_release(&d);
+  memset(&d, 0, sizeof(d));
+  rc = diff_compare(&d, docs[0], docs[1], &o, err, sizeof(err));
+  TAP_OK(rc == 0 && d.nentries == 2 && strcmp(d.entries[0].path, "a.c") == 0 &&
+             strcmp(d.entries[0].change, "added") == 0 &&
+             d.entries[0].new_bytes == 5 &&
+             strcmp(d.entries[1].path, "b.c") == 0 &&
+             strcmp(d.entries[1].change, "removed") == 0,
+         "a third copy is added and the one gone removed (%d entries)",
+         d.nentries);
+out:
+  diff_release(&d);
+  json_object_put(docs[0]);
+  json_object_put(docs[1]);
+}
+
 /* A merged document whose inputs name the platform and whose platform has
  * no lanes: merge refuses it with its problems rather than aborting where
  * evidence/check/figures.c measured the lanes before checking that they
@@ -201,6 +259,7 @@ int main(void)
   test_validate_messages_are_lines();
   test_yaml_errors_are_lines();
   test_compare_texts_are_lines();
+  test_compare_repeated_entry();
   test_merge_platform_without_lanes();
   if (scratch_remove_tree(dir, 0) != 0)
     tap_diag("could not remove %s", dir);

@@ -56,19 +56,41 @@ static int add_entry(struct diff *d, const char *os, const char *runtime,
   return 0;
 }
 
-/* The size of the entry at path in entries, or -1. */
-static long long entry_size(json_object *entries, const char *path)
+/* The size of e when it is an entry at path with a size, else -1. */
+static long long sized_entry(json_object *e, const char *path)
+{
+  const char *p = diff_string(e, "path");
+  double size;
+
+  if (p == NULL || strcmp(p, path) != 0 || !diff_number(e, "size_bytes", &size))
+    return -1;
+  return diff_bytes(size);
+}
+
+/* How many entries with a size before the i-th of entries are at its
+ * path: an archive may hold a path more than once (tar appends), and the
+ * k-th of them in NEW is compared with the k-th in OLD. */
+static size_t occurrence(json_object *entries, size_t i, const char *path)
+{
+  size_t k = 0;
+
+  for (size_t j = 0; j < i; j++)
+    if (sized_entry(json_object_array_get_idx(entries, j), path) >= 0)
+      k++;
+  return k;
+}
+
+/* The size of the k-th entry with a size at path in entries (from 0), or
+ * -1. */
+static long long entry_size(json_object *entries, const char *path, size_t k)
 {
   size_t n = json_object_is_type(entries, json_type_array)
                  ? json_object_array_length(entries)
                  : 0;
   for (size_t i = 0; i < n; i++) {
-    json_object *e = json_object_array_get_idx(entries, i);
-    const char *p = diff_string(e, "path");
-    double size;
-    if (p != NULL && strcmp(p, path) == 0 &&
-        diff_number(e, "size_bytes", &size))
-      return diff_bytes(size);
+    long long size = sized_entry(json_object_array_get_idx(entries, i), path);
+    if (size >= 0 && k-- == 0)
+      return size;
   }
   return -1;
 }
@@ -95,7 +117,7 @@ static int entries(struct diff *d, const char *os, const char *runtime,
     if (path == NULL || !diff_number(e, "size_bytes", &size) ||
         diff_bytes(size) < 0)
       continue;
-    before = entry_size(oe, path);
+    before = entry_size(oe, path, occurrence(ne, i, path));
     if (before < 0
             ? add_entry(d, os, runtime, path, "added", -1, diff_bytes(size))
         : before != diff_bytes(size)
@@ -110,7 +132,8 @@ static int entries(struct diff *d, const char *os, const char *runtime,
     const char *path = diff_string(e, "path");
     double size;
     if (path != NULL && diff_number(e, "size_bytes", &size) &&
-        diff_bytes(size) >= 0 && entry_size(ne, path) < 0 &&
+        diff_bytes(size) >= 0 &&
+        entry_size(ne, path, occurrence(oe, i, path)) < 0 &&
         add_entry(d, os, runtime, path, "removed", diff_bytes(size), -1) != 0)
       return -1;
   }
