@@ -227,6 +227,43 @@ out:
   json_object_put(docs[1]);
 }
 
+/* A package hash whose 12th byte falls inside a character: the table cut
+ * it at 12 bytes and printed half a character (fuzz_compare; the input is
+ * in tests/fuzz/corpus/fuzz_compare/). */
+static void test_compare_hash_cut(void)
+{
+  static const char text[] =
+      "{\"mode\": \"quick\", \"machine\": {\"os\": \"linux\"}, "
+      "\"lanes\": {}, \"runtimes\": {\"c\": {\"package\": "
+      "{\"sha256\": \"432e539d008\u01c7aa\", \"packed_bytes\": 1, "
+      "\"entries\": []}}}}";
+  struct diff_options o = DIFF_OPTIONS_INIT;
+  json_object *doc = NULL;
+  struct diff d;
+  char err[512] = "", *out = NULL;
+  size_t len = 0;
+  FILE *f;
+
+  memset(&d, 0, sizeof(d));
+  if (!TAP_OK(json_read_parse(text, strlen(text), &doc, err, sizeof(err)) == 0,
+              "hash cut: the document reads (%s)", err))
+    return;
+  f = open_memstream(&out, &len);
+  if (TAP_OK(diff_compare(&d, doc, doc, &o, err, sizeof(err)) == 0 && f != NULL,
+             "hash cut: it compares with itself (%s)", err)) {
+    diff_print(&d, "old.json", "new.json", f);
+    fclose(f);
+    f = NULL;
+    TAP_OK(utf8_error_at(out, len) < 0 && strstr(out, "432e539d008 ") != NULL,
+           "hash cut: the table cuts the hash between characters");
+  }
+  if (f != NULL)
+    fclose(f);
+  free(out);
+  diff_release(&d);
+  json_object_put(doc);
+}
+
 /* A merged document whose inputs name the platform and whose platform has
  * no lanes: merge refuses it with its problems rather than aborting where
  * evidence/check/figures.c measured the lanes before checking that they
@@ -260,6 +297,7 @@ int main(void)
   test_yaml_errors_are_lines();
   test_compare_texts_are_lines();
   test_compare_repeated_entry();
+  test_compare_hash_cut();
   test_merge_platform_without_lanes();
   if (scratch_remove_tree(dir, 0) != 0)
     tap_diag("could not remove %s", dir);

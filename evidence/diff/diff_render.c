@@ -138,7 +138,7 @@ void diff_value_text(const char *unit, double v, char *out, size_t outlen)
 
 /* "1.6 µs [1.6-1.7]" for a sampled side (median and range in the
  * median's unit), the exact value for a package's, the text of a status
- * or a hash (12 characters, as the run summary shows it). */
+ * or a hash (its first 12 bytes, as the run summary shows it). */
 static void side_text(const struct diff_row *r, int old, char *out, size_t len)
 {
   const struct diff_side *s = old ? &r->old_side : &r->new_side;
@@ -148,8 +148,10 @@ static void side_text(const struct diff_row *r, int old, char *out, size_t len)
   int dec;
 
   if (text[0] != '\0') {
-    snprintf(out, len, "%.*s", strcmp(r->figure, "sha256") == 0 ? 12 : 300,
-             text);
+    /* Cut between characters: a hash's text comes from the document and
+     * may hold any character where its 12th byte falls. */
+    size_t cap = strcmp(r->figure, "sha256") == 0 ? 13 : 301;
+    diff_text(out, len < cap ? len : cap, text);
     return;
   }
   if (s->n == 0) {
