@@ -1,6 +1,7 @@
 /* Regressions of what the fuzz harnesses (tests/fuzz/) found, each as a
  * unit test of the module that had the bug; the inputs that found them
  * are kept in tests/fuzz/corpus/. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "evidence/diff/diff.h"
 #include "evidence/merge/merge.h"
 #include "evidence/schema/validate.h"
+#include "evidence/write/stats.h"
 #include "runner/expect.h"
 #include "runner/lanes.h"
 #include "runner/matrix.h"
@@ -264,6 +266,33 @@ static void test_compare_hash_cut(void)
   json_object_put(doc);
 }
 
+/* A sample read back from a file whose server user CPU is the largest
+ * int64: its user and system CPU were summed in int64 before the summary
+ * took them, a signed overflow (UBSan in fuzz_merge; the input is in
+ * tests/fuzz/corpus/fuzz_merge/). The sum is a double, as the figure. */
+static void test_stats_cpu_sum(void)
+{
+  struct evidence_sample *s = calloc(1, sizeof(*s));
+  struct stats_lane st;
+
+  if (!TAP_NONNULL(s, "cpu sum: a sample"))
+    return;
+  s->result.status = MODEL_PASSED;
+  s->result.client.peak_rss_bytes = -1;
+  s->result.server.peak_rss_bytes = -1;
+  s->result.client.user_cpu_ns = INT64_MAX;
+  s->result.client.system_cpu_ns = INT64_MAX;
+  s->result.server.user_cpu_ns = INT64_MAX;
+  s->result.server.system_cpu_ns = 4627000;
+  stats_lane_compute(s, 1, &st);
+  TAP_OK(st.server_cpu.n == 1 &&
+             st.server_cpu.median == (double)INT64_MAX + 4627000.0 &&
+             st.client_cpu.median == 2.0 * (double)INT64_MAX,
+         "cpu sum: the largest int64 of CPU sums without overflow (%g)",
+         st.server_cpu.median);
+  free(s);
+}
+
 /* A merged document whose inputs name the platform and whose platform has
  * no lanes: merge refuses it with its problems rather than aborting where
  * evidence/check/figures.c measured the lanes before checking that they
@@ -298,6 +327,7 @@ int main(void)
   test_compare_texts_are_lines();
   test_compare_repeated_entry();
   test_compare_hash_cut();
+  test_stats_cpu_sum();
   test_merge_platform_without_lanes();
   if (scratch_remove_tree(dir, 0) != 0)
     tap_diag("could not remove %s", dir);

@@ -21,6 +21,13 @@ void stats_figure_of(double *v, int n, struct stats_figure *f)
   f->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
+/* A peer's CPU, user and system, in nanoseconds. Summed as doubles: a
+ * document read back may hold any int64 in either (exact below 2^53). */
+static double cpu_sum(const struct model_peer *p)
+{
+  return (double)p->user_cpu_ns + (double)p->system_cpu_ns;
+}
+
 void stats_lane_compute(const struct evidence_sample *samples, int n,
                         struct stats_lane *st)
 {
@@ -50,9 +57,9 @@ void stats_lane_compute(const struct evidence_sample *samples, int n,
     if (r->server.peak_rss_bytes >= 0)
       v[2][k[2]++] = (double)r->server.peak_rss_bytes;
     if (r->client.user_cpu_ns >= 0)
-      v[3][k[3]++] = (double)(r->client.user_cpu_ns + r->client.system_cpu_ns);
+      v[3][k[3]++] = cpu_sum(&r->client);
     if (r->server.user_cpu_ns >= 0)
-      v[4][k[4]++] = (double)(r->server.user_cpu_ns + r->server.system_cpu_ns);
+      v[4][k[4]++] = cpu_sum(&r->server);
   }
   st->timed = k[0];
   stats_figure_of(v[0], k[0], &st->ns_per_rt);
