@@ -293,6 +293,57 @@ static void test_stats_cpu_sum(void)
   free(s);
 }
 
+/* A runtime whose name is empty where json-c ends it ("\u0000c" is ""):
+ * its package rows have an empty subject, which compare.schema.json
+ * refused (minLength 1) for a comparison crossrun wrote itself
+ * (fuzz_compare; the input is in tests/fuzz/corpus/fuzz_compare/). */
+static void test_compare_empty_name(void)
+{
+  static const char old_text[] =
+      "{\"mode\": \"quick\", \"machine\": {\"os\": \"linux\"}, "
+      "\"lanes\": {}, \"runtimes\": {\"c\": {\"package\": {\"sha256\": "
+      "\"aa\", \"packed_bytes\": 1, \"entries\": []}}}}";
+  static const char new_text[] =
+      "{\"mode\": \"quick\", \"machine\": {\"os\": \"linux\"}, "
+      "\"lanes\": {}, \"runtimes\": {\"\\u0000c\": {\"package\": "
+      "{\"sha256\": \"bb\", \"packed_bytes\": 2, \"entries\": "
+      "[{\"path\": \"x\", \"size_bytes\": 1}]}}}}";
+  struct validate_errors e = VALIDATE_ERRORS_INIT;
+  struct diff_options o = DIFF_OPTIONS_INIT;
+  json_object *old_doc = NULL, *new_doc = NULL, *schema = NULL, *j = NULL;
+  struct diff d;
+  char err[512] = "", path[700];
+  const char *root = getenv("CROSSRUN_ROOT");
+
+  memset(&d, 0, sizeof(d));
+  snprintf(path, sizeof(path), "%s/evidence/diff/compare.schema.json",
+           root && *root ? root : ".");
+  if (!TAP_OK(validate_read_json(path, &schema, &e, err, sizeof(err)) == 0 &&
+                  validate_schema(schema, &e) == 0,
+              "empty name: the schema reads (%s)", err) ||
+      !TAP_OK(json_read_parse(old_text, strlen(old_text), &old_doc, err,
+                              sizeof(err)) == 0 &&
+                  json_read_parse(new_text, strlen(new_text), &new_doc, err,
+                                  sizeof(err)) == 0,
+              "empty name: the documents read (%s)", err) ||
+      !TAP_EQ_INT(diff_compare(&d, old_doc, new_doc, &o, err, sizeof(err)), 0,
+                  "empty name: they compare (%s)", err))
+    goto out;
+  j = diff_json(&d, "old.json", "new.json");
+  {
+    int ok = j != NULL && validate_document_checked(schema, j, &e) == 0;
+    TAP_OK(ok, "empty name: the comparison follows compare.schema.json (%s)",
+           e.n ? e.messages[0] : "");
+  }
+out:
+  validate_errors_release(&e);
+  diff_release(&d);
+  json_object_put(j);
+  json_object_put(schema);
+  json_object_put(old_doc);
+  json_object_put(new_doc);
+}
+
 /* A merged document whose inputs name the platform and whose platform has
  * no lanes: merge refuses it with its problems rather than aborting where
  * evidence/check/figures.c measured the lanes before checking that they
@@ -328,6 +379,7 @@ int main(void)
   test_compare_repeated_entry();
   test_compare_hash_cut();
   test_stats_cpu_sum();
+  test_compare_empty_name();
   test_merge_platform_without_lanes();
   if (scratch_remove_tree(dir, 0) != 0)
     tap_diag("could not remove %s", dir);
