@@ -1,6 +1,7 @@
 /* Regressions of what the fuzz harnesses (tests/fuzz/) found, each as a
  * unit test of the module that had the bug; the inputs that found them
  * are kept in tests/fuzz/corpus/. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -344,6 +345,44 @@ out:
   json_object_put(new_doc);
 }
 
+/* A sample's figure beyond a double's range (server_ready_ns 1e4006
+ * reads as infinite): the comparison's row held Infinity, which its JSON
+ * cannot hold (fuzz_compare; the input is in
+ * tests/fuzz/corpus/fuzz_compare/). Such a figure is not compared. */
+static void test_compare_infinite_figure(void)
+{
+  static const char text[] =
+      "{\"mode\": \"run\", \"performance_claims\": true, \"machine\": "
+      "{\"os\": \"linux\"}, \"runtimes\": {}, \"lanes\": {\"c-c\": "
+      "{\"summary\": {\"status\": \"passed\"}, \"samples\": "
+      "[{\"status\": \"passed\", \"ns_per_round_trip\": 600, "
+      "\"server_ready_ns\": 1703921e4006}]}}}";
+  struct diff_options o = DIFF_OPTIONS_INIT;
+  json_object *doc = NULL;
+  struct diff d;
+  char err[512] = "";
+  int finite = 1, ready = 0;
+
+  memset(&d, 0, sizeof(d));
+  if (!TAP_OK(json_read_parse(text, strlen(text), &doc, err, sizeof(err)) == 0,
+              "infinite figure: the document reads (%s)", err))
+    return;
+  if (TAP_EQ_INT(diff_compare(&d, doc, doc, &o, err, sizeof(err)), 0,
+                 "infinite figure: it compares with itself (%s)", err)) {
+    for (int i = 0; i < d.nrows; i++) {
+      const struct diff_row *r = &d.rows[i];
+      ready += strcmp(r->figure, "server_ready_ns") == 0 && r->old_side.n > 0;
+      finite = finite && isfinite(r->old_side.median) &&
+               isfinite(r->new_side.median);
+    }
+    TAP_OK(finite && ready == 0 && d.nrows > 0,
+           "infinite figure: not compared, every row finite (%d rows)",
+           d.nrows);
+  }
+  diff_release(&d);
+  json_object_put(doc);
+}
+
 /* A merged document whose inputs name the platform and whose platform has
  * no lanes: merge refuses it with its problems rather than aborting where
  * evidence/check/figures.c measured the lanes before checking that they
@@ -380,6 +419,7 @@ int main(void)
   test_compare_hash_cut();
   test_stats_cpu_sum();
   test_compare_empty_name();
+  test_compare_infinite_figure();
   test_merge_platform_without_lanes();
   if (scratch_remove_tree(dir, 0) != 0)
     tap_diag("could not remove %s", dir);

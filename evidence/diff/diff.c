@@ -61,10 +61,17 @@ const char *diff_string(json_object *o, const char *dotted)
 int diff_number(json_object *o, const char *dotted, double *out)
 {
   json_object *v = diff_get(o, dotted);
+  double d;
+
   if (!json_object_is_type(v, json_type_int) &&
       !json_object_is_type(v, json_type_double))
     return 0;
-  *out = json_object_get_double(v);
+  /* A number beyond a double's range (1e4006) reads as infinite: not a
+   * figure, as if absent, so no row holds what JSON cannot write. */
+  d = json_object_get_double(v);
+  if (!isfinite(d))
+    return 0;
+  *out = d;
   return 1;
 }
 

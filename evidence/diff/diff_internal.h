@@ -26,8 +26,8 @@ struct diff_platform {
 json_object *diff_get(json_object *o, const char *dotted);
 /* The string at a dotted path, or NULL when absent or not a string. */
 const char *diff_string(json_object *o, const char *dotted);
-/* 1 with the number at a dotted path in *out; 0 when absent, null or not
- * a number. */
+/* 1 with the number at a dotted path in *out; 0 when absent, null, not
+ * a number or beyond a double's range. */
 int diff_number(json_object *o, const char *dotted, double *out);
 
 /* Copies text from a document into out (outlen bytes, ended) as one line
