@@ -383,6 +383,46 @@ static void test_compare_infinite_figure(void)
   json_object_put(doc);
 }
 
+/* A package hash that is not a string (sha256: 1), compared with itself:
+ * "changed", since only two strings could be the same (fuzz_compare; the
+ * input is in tests/fuzz/corpus/fuzz_compare/). Two values are the same
+ * when they are equal as JSON. */
+static void test_compare_hash_not_string(void)
+{
+  static const char *const texts[] = {
+      "{\"mode\": \"quick\", \"machine\": {\"os\": \"linux\"}, "
+      "\"lanes\": {}, \"runtimes\": {\"c\": {\"package\": "
+      "{\"sha256\": 1}}}}",
+      "{\"mode\": \"quick\", \"machine\": {\"os\": \"linux\"}, "
+      "\"lanes\": {}, \"runtimes\": {\"c\": {\"package\": "
+      "{\"sha256\": 2}}}}",
+  };
+  const char *verdict[2] = {"", ""};
+  struct diff_options o = DIFF_OPTIONS_INIT;
+  json_object *docs[2] = {NULL, NULL};
+  char err[512] = "";
+
+  for (int i = 0; i < 2; i++)
+    if (!TAP_OK(json_read_parse(texts[i], strlen(texts[i]), &docs[i], err,
+                                sizeof(err)) == 0,
+                "hash not a string: document %d reads (%s)", i, err))
+      goto out;
+  for (int k = 0; k < 2; k++) {
+    struct diff d;
+    memset(&d, 0, sizeof(d));
+    if (diff_compare(&d, docs[0], docs[k], &o, err, sizeof(err)) == 0)
+      for (int i = 0; i < d.nrows; i++)
+        if (strcmp(d.rows[i].figure, "sha256") == 0)
+          verdict[k] = d.rows[i].verdict;
+    diff_release(&d);
+  }
+  TAP_EQ_STR(verdict[0], "same", "hash not a string: the same as itself");
+  TAP_EQ_STR(verdict[1], "changed", "hash not a string: 1 against 2 changed");
+out:
+  json_object_put(docs[0]);
+  json_object_put(docs[1]);
+}
+
 /* A merged document whose inputs name the platform and whose platform has
  * no lanes: merge refuses it with its problems rather than aborting where
  * evidence/check/figures.c measured the lanes before checking that they
@@ -420,6 +460,7 @@ int main(void)
   test_stats_cpu_sum();
   test_compare_empty_name();
   test_compare_infinite_figure();
+  test_compare_hash_not_string();
   test_merge_platform_without_lanes();
   if (scratch_remove_tree(dir, 0) != 0)
     tap_diag("could not remove %s", dir);
