@@ -296,21 +296,10 @@ static void test_stats_cpu_sum(void)
   free(s);
 }
 
-/* A runtime whose name is empty where json-c ends it ("\u0000c" is ""):
- * its package rows have an empty subject, which compare.schema.json
- * refused (minLength 1) for a comparison crossrun wrote itself
- * (fuzz_compare; the input is in tests/fuzz/corpus/fuzz_compare/). */
-static void test_compare_empty_name(void)
+/* crossrun's own comparison of OLD and NEW follows compare.schema.json. */
+static void compare_follows_schema(const char *name, const char *old_text,
+                                   const char *new_text)
 {
-  static const char old_text[] =
-      "{\"mode\": \"quick\", \"machine\": {\"os\": \"linux\"}, "
-      "\"lanes\": {}, \"runtimes\": {\"c\": {\"package\": {\"sha256\": "
-      "\"aa\", \"packed_bytes\": 1, \"entries\": []}}}}";
-  static const char new_text[] =
-      "{\"mode\": \"quick\", \"machine\": {\"os\": \"linux\"}, "
-      "\"lanes\": {}, \"runtimes\": {\"\\u0000c\": {\"package\": "
-      "{\"sha256\": \"bb\", \"packed_bytes\": 2, \"entries\": "
-      "[{\"path\": \"x\", \"size_bytes\": 1}]}}}}";
   struct validate_errors e = VALIDATE_ERRORS_INIT;
   struct diff_options o = DIFF_OPTIONS_INIT;
   json_object *old_doc = NULL, *new_doc = NULL, *schema = NULL, *j = NULL;
@@ -323,19 +312,19 @@ static void test_compare_empty_name(void)
            root && *root ? root : ".");
   if (!TAP_OK(validate_read_json(path, &schema, &e, err, sizeof(err)) == 0 &&
                   validate_schema(schema, &e) == 0,
-              "empty name: the schema reads (%s)", err) ||
+              "%s: the schema reads (%s)", name, err) ||
       !TAP_OK(json_read_parse(old_text, strlen(old_text), &old_doc, err,
                               sizeof(err)) == 0 &&
                   json_read_parse(new_text, strlen(new_text), &new_doc, err,
                                   sizeof(err)) == 0,
-              "empty name: the documents read (%s)", err) ||
+              "%s: the documents read (%s)", name, err) ||
       !TAP_EQ_INT(diff_compare(&d, old_doc, new_doc, &o, err, sizeof(err)), 0,
-                  "empty name: they compare (%s)", err))
+                  "%s: they compare (%s)", name, err))
     goto out;
   j = diff_json(&d, "old.json", "new.json");
   {
     int ok = j != NULL && validate_document_checked(schema, j, &e) == 0;
-    TAP_OK(ok, "empty name: the comparison follows compare.schema.json (%s)",
+    TAP_OK(ok, "%s: the comparison follows compare.schema.json (%s)", name,
            e.n ? e.messages[0] : "");
   }
 out:
@@ -345,6 +334,34 @@ out:
   json_object_put(schema);
   json_object_put(old_doc);
   json_object_put(new_doc);
+}
+
+/* A runtime whose name is empty where json-c ends it ("\u0000c" is ""):
+ * its package rows have an empty subject; and a machine whose os is "":
+ * its refusal, rows and package entries have an empty platform.
+ * compare.schema.json refused both (minLength 1) for a comparison crossrun
+ * wrote itself (fuzz_compare; the inputs are in
+ * tests/fuzz/corpus/fuzz_compare/). */
+static void test_compare_empty_name(void)
+{
+  compare_follows_schema(
+      "empty name",
+      "{\"mode\": \"quick\", \"machine\": {\"os\": \"linux\"}, "
+      "\"lanes\": {}, \"runtimes\": {\"c\": {\"package\": {\"sha256\": "
+      "\"aa\", \"packed_bytes\": 1, \"entries\": []}}}}",
+      "{\"mode\": \"quick\", \"machine\": {\"os\": \"linux\"}, "
+      "\"lanes\": {}, \"runtimes\": {\"\\u0000c\": {\"package\": "
+      "{\"sha256\": \"bb\", \"packed_bytes\": 2, \"entries\": "
+      "[{\"path\": \"x\", \"size_bytes\": 1}]}}}}");
+  compare_follows_schema(
+      "empty platform",
+      "{\"mode\": \"quick\", \"machine\": {\"os\": \"\"}, "
+      "\"lanes\": {}, \"runtimes\": {\"c\": {\"package\": {\"sha256\": "
+      "\"aa\", \"packed_bytes\": 1, \"entries\": []}}}}",
+      "{\"mode\": \"quick\", \"machine\": {\"os\": \"\"}, "
+      "\"lanes\": {}, \"runtimes\": {\"c\": {\"package\": "
+      "{\"sha256\": \"bb\", \"packed_bytes\": 2, \"entries\": "
+      "[{\"path\": \"x\", \"size_bytes\": 1}]}}}}");
 }
 
 /* A sample's figure beyond a double's range (server_ready_ns 1e4006
