@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "evidence/base/json_read.h"
+#include "evidence/base/term_text.h"
 #include "evidence/write/evidence.h"
 #include "runner/options.h"
 #include "runner/run.h"
@@ -58,11 +59,18 @@ static void outcome_of(json_object *sample, struct outcome *o)
 
 static void print_outcome(FILE *f, const char *when, const struct outcome *o)
 {
-  if (*o->reason)
-    fprintf(f, "%s: %s at %s: %s: %s\n", when, o->status, o->stage, o->reason,
-            o->message);
-  else
-    fprintf(f, "%s: %s\n", when, o->status);
+  /* The file may hold anything in these (term_text.h). */
+  fprintf(f, "%s: ", when);
+  term_text_put(f, o->status);
+  if (*o->reason) {
+    fputs(" at ", f);
+    term_text_put(f, o->stage);
+    fputs(": ", f);
+    term_text_put(f, o->reason);
+    fputs(": ", f);
+    term_text_put(f, o->message);
+  }
+  fputc('\n', f);
 }
 
 /* The sample of round `round` of lane in doc, or NULL with the problem. */

@@ -10,6 +10,7 @@
 #include "runner/conform.h"
 #include "runner/prepare.h"
 #include "runner/run.h"
+#include "runner/tempdir.h"
 
 void conform_options_init(struct conform_options *o)
 {
@@ -243,6 +244,12 @@ int conform_run(const struct conform_options *o, struct lanes *l, FILE *out,
     conform_cases_release(&st.cases);
     free(st.sel);
     return RUN_EXIT_OK;
+  }
+  if (tempdir_probe(err, sizeof(err)) != 0) {
+    fprintf(errf, "crossrun conform: %s\n", err);
+    conform_cases_release(&st.cases);
+    free(st.sel);
+    return RUN_EXIT_USAGE;
   }
   st.results = calloc((size_t)st.n + 1, sizeof(*st.results));
   st.described = calloc(2 * (size_t)st.n + 1, sizeof(*st.described));

@@ -6,6 +6,7 @@
 #include <uv.h>
 
 #include "evidence/base/sha256.h"
+#include "evidence/base/term_text.h"
 #include "runner/run.h"
 #include "runner/summary.h"
 #include "runner/command.h"
@@ -214,9 +215,10 @@ int record_packages_failed(const struct evidence_run *run, FILE *errf)
     if (p->measured)
       continue;
     failed++;
-    fprintf(errf,
-            "crossrun: the package of runtime '%s' was not measured: %s\n",
-            p->runtime, p->error[0] ? p->error : "no reason recorded");
+    fprintf(errf, "crossrun: the package of runtime '%s' was not measured: ",
+            p->runtime);
+    term_text_put(errf, p->error[0] ? p->error : "no reason recorded");
+    fputc('\n', errf);
   }
   return failed;
 }

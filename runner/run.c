@@ -10,6 +10,7 @@
 #include <time.h>
 #include <uv.h>
 
+#include "evidence/base/term_text.h"
 #include "evidence/write/evidence.h"
 #include "evidence/write/stats.h"
 #include "platforms/platform.h"
@@ -20,6 +21,7 @@
 #include "runner/record.h"
 #include "runner/record_conform.h"
 #include "runner/summary.h"
+#include "runner/tempdir.h"
 
 static volatile sig_atomic_t stop_signal;
 
@@ -252,6 +254,7 @@ static int run_setup(struct run_state *st)
 {
   int n = select_lanes(st->o, st->l, &st->lanes, &st->sel, &st->lanes_total,
                        st->errf);
+  char err[TEMPDIR_PATH_MAX + 128];
 
   if (n == -2)
     return RUN_EXIT_USAGE;
@@ -267,6 +270,10 @@ static int run_setup(struct run_state *st)
     return RUN_EXIT_RUNNER;
   }
   snprintf(st->out_path, sizeof(st->out_path), "%s", st->o->out);
+  if (tempdir_probe(err, sizeof(err)) != 0) {
+    fprintf(st->errf, "crossrun: %s\n", err);
+    return RUN_EXIT_USAGE;
+  }
   if (st->recording) {
     int rc = record_setup(st->o, st->l, &st->prov, &st->expect, st->errf);
     char probe[LANES_PATH_MAX + 128];
@@ -486,11 +493,10 @@ static int unavailable_fails(const struct run_state *st)
     if ((!ln->client->available && !ln->client->optional) ||
         (!ln->server->available && !ln->server->optional)) {
       fails = 1;
-      fprintf(st->errf,
-              "crossrun: lane %s is unavailable in CI: %s (mark its "
-              "runtime optional: true in the matrix, or pass "
-              "--allow-unavailable)\n",
-              el->name, el->unavailable_reason);
+      fprintf(st->errf, "crossrun: lane %s is unavailable in CI: ", el->name);
+      term_text_put(st->errf, el->unavailable_reason);
+      fprintf(st->errf, " (mark its runtime optional: true in the matrix, "
+                        "or pass --allow-unavailable)\n");
     }
   }
   if (ran == 0) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evidence/base/term_text.h"
 #include "evidence/report/report_text.h"
 #include "evidence/write/compare.h"
 #include "evidence/write/cost.h"
@@ -75,12 +76,13 @@ struct table {
 };
 
 /* Characters as a terminal shows them: UTF-8 continuation bytes take no
- * column. */
-static int text_width(const char *s)
+ * column. In a Markdown table a pipe is written "\|", so that it does not
+ * end its cell. */
+static int text_width(const char *s, int markdown)
 {
   int w = 0;
   for (; *s; s++)
-    w += ((unsigned char)*s & 0xc0) != 0x80;
+    w += (((unsigned char)*s & 0xc0) != 0x80) + (markdown && *s == '|');
   return w;
 }
 
@@ -95,15 +97,25 @@ static void table_add(struct table *t, const char *const *row)
     t->cells = cells;
     t->cap = cap;
   }
-  for (int c = 0; c < t->ncols; c++)
-    t->cells[t->nrows * t->ncols + c] = strdup(row[c] ? row[c] : "");
+  /* A cell may quote what a peer or a command printed (term_text.h). */
+  for (int c = 0; c < t->ncols; c++) {
+    const char *text = row[c] ? row[c] : "";
+    size_t len = strlen(text) + 1;
+    char *cell = malloc(len);
+    t->cells[t->nrows * t->ncols + c] =
+        cell ? term_text(text, cell, len) : NULL;
+  }
   t->nrows++;
 }
 
-static void pad(FILE *f, const char *text, int width)
+static void pad(FILE *f, const char *text, int width, int markdown)
 {
-  fputs(text, f);
-  for (int n = text_width(text); n < width; n++)
+  for (const char *p = text; *p; p++) {
+    if (markdown && *p == '|')
+      fputc('\\', f);
+    fputc(*p, f);
+  }
+  for (int n = text_width(text, markdown); n < width; n++)
     fputc(' ', f);
 }
 
@@ -118,7 +130,7 @@ static void table_print(FILE *f, const struct table *t, int markdown,
   for (int r = 0; r < t->nrows; r++)
     for (int c = 0; c < t->ncols; c++) {
       const char *cell = t->cells[r * t->ncols + c];
-      int w = cell ? text_width(cell) : 0;
+      int w = cell ? text_width(cell, markdown) : 0;
       if (w > width[c])
         width[c] = w;
     }
@@ -132,12 +144,12 @@ static void table_print(FILE *f, const struct table *t, int markdown,
       cell = cell ? cell : "";
       if (markdown) {
         fputc(' ', f);
-        pad(f, cell, width[c]);
+        pad(f, cell, width[c], 1);
         fputs(" |", f);
       } else if (c == t->ncols - 1) {
         fputs(cell, f);
       } else {
-        pad(f, cell, width[c]);
+        pad(f, cell, width[c], 0);
         fputs("  ", f);
       }
     }
@@ -655,14 +667,22 @@ void summary_print(FILE *f, const struct evidence_run *run)
   print_cost_table(f, run);
   for (int l = 0; l < run->nlanes; l++) {
     const struct evidence_lane *lane = &run->lanes[l];
-    if (lane->error_reason)
-      fprintf(f, "\n%s: error: %s\n", lane->name, lane->error_reason);
-    else if (lane->unavailable_reason)
-      fprintf(f, "\n%s: unavailable: %s\n", lane->name,
-              lane->unavailable_reason);
-    else if (lane->unsupported_reason)
-      fprintf(f, "\n%s: unsupported: %s\n", lane->name,
-              lane->unsupported_reason);
+    const char *why = NULL, *text = NULL;
+    if (lane->error_reason) {
+      why = "error";
+      text = lane->error_reason;
+    } else if (lane->unavailable_reason) {
+      why = "unavailable";
+      text = lane->unavailable_reason;
+    } else if (lane->unsupported_reason) {
+      why = "unsupported";
+      text = lane->unsupported_reason;
+    }
+    if (why != NULL) {
+      fprintf(f, "\n%s: %s: ", lane->name, why);
+      term_text_put(f, text);
+      fputc('\n', f);
+    }
     for (int i = 0; i < lane->nsamples; i++) {
       const struct model_sample *r = &lane->samples[i].result;
       char repro[8192];
@@ -671,13 +691,14 @@ void summary_print(FILE *f, const struct evidence_run *run)
       if (failures++ == 0)
         fprintf(f, "\n");
       evidence_reproduce(run, lane, repro, sizeof(repro));
-      fprintf(f,
-              "%s round %d: %s at %s: %s: %s\n"
-              "  reproduce (from the checkout's root): %s\n",
-              lane->name, lane->samples[i].round, model_status_name(r->status),
+      fprintf(f, "%s round %d: %s at %s: %s: ", lane->name,
+              lane->samples[i].round, model_status_name(r->status),
               r->failure_stage ? r->failure_stage : "runner",
-              r->failure_reason ? r->failure_reason : "error", r->message,
-              repro);
+              r->failure_reason ? r->failure_reason : "error");
+      term_text_put(f, r->message);
+      fprintf(f, "\n  reproduce (from the checkout's root): ");
+      term_text_put(f, repro);
+      fputc('\n', f);
     }
   }
   print_matrix_table(f, run);

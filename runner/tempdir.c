@@ -31,6 +31,14 @@ int tempdir_create(struct tempdir *t, char *err, size_t errlen)
   return rc;
 }
 
+int tempdir_probe(char *err, size_t errlen)
+{
+  struct tempdir t;
+  int rc = tempdir_create(&t, err, errlen);
+
+  return rc != 0 ? rc : tempdir_remove(&t, err, errlen);
+}
+
 int tempdir_scan(const struct tempdir *t, struct model_leftovers *out,
                  char *err, size_t errlen)
 {

@@ -18,6 +18,13 @@ struct tempdir {
  * libuv error with a message in err. */
 int tempdir_create(struct tempdir *t, char *err, size_t errlen);
 
+/* Creates one directory as tempdir_create does and removes it: whether the
+ * temporary folder can hold the samples', learnt before any runtime is
+ * built, since a TMPDIR that names no folder, or one crossrun cannot write
+ * in, would fail every sample alike. Returns 0 or a negative libuv error
+ * with a message in err. */
+int tempdir_probe(char *err, size_t errlen);
+
 /* Lists what the directory holds. Returns 0 or a negative libuv error. */
 int tempdir_scan(const struct tempdir *t, struct model_leftovers *out,
                  char *err, size_t errlen);

@@ -118,6 +118,9 @@ static const struct mode {
     {"short-paths", FIXTURE_SERVER | FIXTURE_CLIENT, FAULT_SHORT_PATHS,
      "a stderr line naming /a/b, /, // and /c/Users/x, then `READY /a/b` "
      "and exit 1 (server) or, after a correct session, exit 3 (client)"},
+    {"escapes", FIXTURE_CLIENT, FAULT_ESCAPES,
+     "prints FIXTURE_ESCAPES_LINE (terminal controls) on stderr and exits 3 "
+     "at once, also without arguments (a package command)"},
     {"ready-nul", FIXTURE_SERVER, FAULT_READY_NUL,
      "`READY <port>`, a NUL byte and more text on the READY line, then "
      "serves correctly"},
@@ -283,6 +286,10 @@ int main(int argc, char **argv)
   fixture_mode_fault = modes[i].fault;
   if (fixture_mode_fault == FAULT_UNSUPPORTED)
     return 127;
+  if (fixture_mode_fault == FAULT_ESCAPES) {
+    fprintf(stderr, "%s: %s\n", fixture_prog, FIXTURE_ESCAPES_LINE);
+    return 3;
+  }
   fixture_os_init();
   memset(&a, 0, sizeof a);
   parse_args(role, argc - 3, argv + 3, &a);

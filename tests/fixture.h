@@ -53,6 +53,7 @@ enum fixture_fault {
   FAULT_SHORT_PATHS,
   FAULT_READY_NUL,
   FAULT_PORT_FROM_ENV,
+  FAULT_ESCAPES,
   /* lax peers for crossrun conform's tests: each skips one check */
   FAULT_LAX_PAYLOAD,  /* server */
   FAULT_LAX_SEQUENCE, /* server */
@@ -76,6 +77,16 @@ enum fixture_fault {
  * or odd (MSYS's drive folders) for the evidence scrubber. */
 #define FIXTURE_SHORT_PATHS_LINE                                               \
   "cannot open /a/b, / or // (see /c/Users/x and /c/x)"
+
+/* What escapes prints on stderr: terminal controls that would erase and
+ * rewrite crossrun's lines (CSI as ESC [ and as the C1 byte U+009B), a
+ * carriage return, a right-to-left override, DEL and, after a newline, a
+ * line a CI runner would take as its command, with a pipe for a Markdown
+ * table and one more control. */
+#define FIXTURE_ESCAPES_LINE                                                   \
+  "\033[1A\033[2Kall|passed\r\xc2\x9b"                                         \
+  "31m\xe2\x80\xae"                                                            \
+  "deR\x7f\n::error::forged|cell\033[0m"
 
 /* Roles, as bits of a mode's roles. */
 #define FIXTURE_SERVER 1

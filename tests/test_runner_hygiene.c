@@ -189,6 +189,38 @@ static void test_unwritable_out(void)
          rc);
 }
 
+/* A temporary folder that is missing, or a file, is one line and exit 2
+ * before anything is built or run, not a runner_error in every sample (or
+ * an error in every conform case). */
+static void test_bad_tmpdir(void)
+{
+  const char *what[] = {"no/such", "a-file"};
+  char out[700];
+  int rc;
+
+  snprintf(out, sizeof(out), "%s/tmp.json", dir);
+  write_file("a-file", "x\n");
+  for (int i = 0; i < 2; i++) {
+    rc = sh("cd %s && TMPDIR=%s/%s %s quick --matrix %s --no-packages "
+            "--out tmp.json >tmp.out 2>tmp.err",
+            dir, dir, what[i], crossrun, fixture_matrix());
+    TAP_OK(rc == 2 &&
+               file_has("tmp.err", "cannot create a temporary directory in") &&
+               file_empty("tmp.out") && access(out, F_OK) != 0,
+           "a TMPDIR that is %s exits 2 with one line, before any sample "
+           "(exit %d)",
+           i == 0 ? "missing" : "a file", rc);
+  }
+  rc = sh("cd %s && TMPDIR=%s/no/such %s conform --matrix %s --runtimes a "
+          "--out tmp.json >tmp.out 2>tmp.err",
+          dir, dir, crossrun, fixture_matrix());
+  TAP_OK(rc == 2 &&
+             file_has("tmp.err", "crossrun conform: cannot create a "
+                                 "temporary directory in") &&
+             file_empty("tmp.out") && access(out, F_OK) != 0,
+         "and so does conform, before any case (exit %d)", rc);
+}
+
 static void test_help_texts(void)
 {
   int rc;
@@ -440,6 +472,7 @@ int main(void)
   snprintf(fixture, sizeof(fixture), "%s/%s/tests/fixture", root, build);
   test_closed_pipe();
   test_unwritable_out();
+  test_bad_tmpdir();
   test_help_texts();
   test_not_executable();
   test_unavailable();
