@@ -7,7 +7,12 @@
 #include <string.h>
 #include <json-c/json.h>
 
+#include "evidence/base/json_syntax.h"
 #include "protocol/histogram.h"
+
+/* A result line nests three deep (latency.buckets' pairs); json-c allows
+ * 32. */
+#define RESULT_MAX_DEPTH 16
 
 struct field {
   const char *name;
@@ -225,9 +230,18 @@ static struct json_object *line_object(const char *line, size_t len,
                                        const char *whose, char *err,
                                        size_t errlen)
 {
-  struct json_tokener *tok = json_tokener_new();
+  struct json_tokener *tok;
   struct json_object *obj;
+  struct json_syntax syn;
 
+  /* JSON itself first: json-c reads more (json_syntax.h). */
+  if (json_syntax_check(line, len, RESULT_MAX_DEPTH, &syn) != 0) {
+    snprintf(err, errlen,
+             "the %sresult line is not one JSON object: %s at byte %zu", whose,
+             syn.what, syn.at);
+    return NULL;
+  }
+  tok = json_tokener_new();
   if (tok == NULL) {
     snprintf(err, errlen, "out of memory");
     return NULL;
@@ -241,6 +255,14 @@ static struct json_object *line_object(const char *line, size_t len,
     obj = NULL;
   } else if (!json_object_is_type(obj, json_type_object)) {
     snprintf(err, errlen, "the %sresult line is JSON but not an object", whose);
+    json_object_put(obj);
+    obj = NULL;
+  } else if (json_syntax_members(obj) != syn.members) {
+    /* json-c kept one value of a key given twice, the last. */
+    snprintf(err, errlen,
+             "the %sresult line is not one JSON object: an object has a key "
+             "twice",
+             whose);
     json_object_put(obj);
     obj = NULL;
   }
@@ -402,18 +424,22 @@ int result_is_json_object(const char *line, size_t len)
 {
   struct json_tokener *tok;
   struct json_object *obj;
+  struct json_syntax syn;
   int is;
 
   if (len > 0 && line[len - 1] == '\r')
     len--;
   if (len == 0 || len > RESULT_LINE_MAX || memchr(line, '\0', len) != NULL)
     return 0;
+  if (json_syntax_check(line, len, RESULT_MAX_DEPTH, &syn) != 0)
+    return 0;
   tok = json_tokener_new();
   if (tok == NULL)
     return 0;
   obj = json_tokener_parse_ex(tok, line, (int)len);
   is = obj != NULL && json_tokener_get_parse_end(tok) == len &&
-       json_object_is_type(obj, json_type_object);
+       json_object_is_type(obj, json_type_object) &&
+       json_syntax_members(obj) == syn.members;
   json_object_put(obj);
   json_tokener_free(tok);
   return is;

@@ -80,6 +80,12 @@ static const struct mode {
      "a correct session, but the result says round_trips N - 1"},
     {"bad-json", FIXTURE_CLIENT, FAULT_BAD_JSON,
      "a correct session, then `not json` as the result line, exit 0"},
+    {"key-twice", FIXTURE_CLIENT, FAULT_KEY_TWICE,
+     "a correct session, but the result line gives round_trips twice, 1 "
+     "first (json-c keeps the last, right one)"},
+    {"lax-json", FIXTURE_CLIENT, FAULT_LAX_JSON,
+     "a correct session, but the result line ends with ',}', which json-c "
+     "reads and JSON does not have"},
     {"no-result", FIXTURE_CLIENT, FAULT_NO_RESULT,
      "a correct session, then no result line, exit 0"},
     {"latency", FIXTURE_CLIENT, FAULT_LATENCY,

@@ -54,6 +54,8 @@ enum fixture_fault {
   FAULT_READY_NUL,
   FAULT_PORT_FROM_ENV,
   FAULT_ESCAPES,
+  FAULT_KEY_TWICE,
+  FAULT_LAX_JSON,
   /* lax peers for crossrun conform's tests: each skips one check */
   FAULT_LAX_PAYLOAD,  /* server */
   FAULT_LAX_SEQUENCE, /* server */

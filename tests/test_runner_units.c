@@ -187,6 +187,19 @@ static void test_result(void)
       {"{} {}", "not one JSON object"},
       {"{}\n{}", "more than one line"},
       {"{\"round_trips\":1e3}", "not an integer"},
+      /* JSON itself, not what json-c reads (json_syntax.h) */
+      {"{\"round_trips\":1,}", "a ',' before '}' at byte 17"},
+      {"{'round_trips':1}", "not one JSON object: an object's key is not a "
+                            "string at byte 1"},
+      {"{\"round_trips\":NaN}", "not a JSON value at byte 15"},
+      {"{\"round_trips\":1.}", "a fraction without digits at byte 17"},
+      {"{\"round_trips\":1 /* c */}", "members without ',' or '}' at byte 17"},
+      {"{\"runtime\":\"a\tb\"}", "a control character in a string at byte 13"},
+      {"{\"runtime\":\"\\ud800\"}", "a lone high surrogate at byte 18"},
+      {"{\"round_trips\":1,\"round_trips\":2}", "an object has a key twice"},
+      {"{\"round_trips\":1,\"\\u0072ound_trips\":2}",
+       "an object has a key twice"},
+      {"{\"latency\":{\"count\":1,\"count\":1}}", "an object has a key twice"},
   };
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     err[0] = '\0';
@@ -195,6 +208,30 @@ static void test_result(void)
                strstr(err, bad[i].message) != NULL,
            "bad result %zu is refused: %s", i, err);
   }
+}
+
+/* What counts as the server's second line at all (lanes/README.md). */
+static void test_server_line_is_json(void)
+{
+  static const struct {
+    const char *line;
+    int is;
+  } lines[] = {
+      {"{\"round_trips\":1}", 1},
+      {"{\"round_trips\":1}\r", 1},
+      {"{ }", 1},
+      {"[1]", 0},
+      {"{\"round_trips\":1,}", 0},
+      {"{\"a\":NaN}", 0},
+      {"{\"a\":1,\"a\":1}", 0},
+      {"{\"a\":{\"b\":1,\"b\":2}}", 0},
+      {"{} {}", 0},
+      {"", 0},
+  };
+  for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+    TAP_EQ_INT(result_is_json_object(lines[i].line, strlen(lines[i].line)),
+               lines[i].is, "server line %zu is %sone JSON object", i,
+               lines[i].is ? "" : "not ");
 }
 
 static void test_stats(void)
@@ -271,6 +308,7 @@ int main(void)
   test_glob_and_select();
   test_cli();
   test_result();
+  test_server_line_is_json();
   test_stats();
   test_sanitize();
   test_mann_whitney();
