@@ -20,6 +20,7 @@
 #include <json-c/json.h>
 
 #include "tests/lib_child.h"
+#include "tests/lib_env.h"
 #include "tests/lib_json.h"
 #include "tests/lib_scratch.h"
 #include "tests/tap.h"
@@ -174,12 +175,15 @@ static const char *terminal_fault(const char *text)
 
 static void test_escapes(void)
 {
-  char matrix[600], out[600], rerun_out[600];
+  char matrix[600], out[600], rerun_out[600], un_out[600], ci[64];
   const char *args[] = {crossrun,  "quick",       "--matrix",      matrix,
                         "--lanes", "es-fx,eb-fx", "--transport",   "tcp",
                         "--out",   out,           "--no-progress", NULL};
   const char *rerun[] = {crossrun,  "rerun", out,     "--lane",  "es-fx",
                          "--round", "1",     "--out", rerun_out, NULL};
+  const char *unavailable[] = {
+      crossrun,        "quick", "--matrix", matrix,          "--lanes", "un-fx",
+      "--no-packages", "--out", un_out,     "--no-progress", NULL};
   const char *shown = "client exited with 3: fixture client: "
                       "?[1A?[2Kall|passed??31m?deR?";
   struct child_run r;
@@ -189,6 +193,7 @@ static void test_escapes(void)
 
   snprintf(out, sizeof(out), "%s/escapes.json", dir);
   snprintf(rerun_out, sizeof(rerun_out), "%s/escapes-rerun.json", dir);
+  snprintf(un_out, sizeof(un_out), "%s/unavailable.json", dir);
   if (write_file(matrix, sizeof(matrix), "escapes.yaml",
                  "runtimes:\n"
                  "  es:\n"
@@ -201,11 +206,14 @@ static void test_escapes(void)
                  "    build: [%s, client, escapes]\n"
                  "    client: [%s, client, ok]\n"
                  "    server: [%s, server, ok]\n"
+                 "  un:\n"
+                 "    client: [\"no-such-\\e[2Kclient\"]\n"
+                 "    server: [%s, server, ok]\n"
                  "  fx:\n"
                  "    client: [%s, client, ok]\n"
                  "    server: [%s, server, ok]\n",
                  fixture, fixture, fixture, fixture, fixture, fixture, fixture,
-                 fixture) != 0)
+                 fixture, fixture) != 0)
     return;
 
   rc = child_run(&r, args, NULL, NULL, tap_timeout_s(120));
@@ -228,6 +236,24 @@ static void test_escapes(void)
               "the package's failure is on stderr too, shown the same");
   TAP_HAS_STR(r.stdout_buf, "exited with 3: ::error::forged|cell?[0m\n",
               "the build's failure is shown the same");
+  child_release(&r);
+
+  /* In CI a lane that cannot run fails the run, with its reason. */
+  snprintf(ci, sizeof(ci), "%s", getenv("CI") ? getenv("CI") : "");
+  env_set("CI", "true");
+  rc = child_run(&r, unavailable, NULL, NULL, tap_timeout_s(60));
+  env_set("CI", ci[0] ? ci : NULL);
+  TAP_OK(rc == 0 && r.exited && r.exit_status == 1,
+         "in CI, a lane whose program is missing fails the run (exit %d)",
+         (int)r.exit_status);
+  TAP_HAS_STR(r.stderr_buf,
+              "un-fx is unavailable in CI: 'no-such-?[2Kclient' (its client "
+              "program)",
+              "it is named on stderr, its program's name shown the same");
+  fault = terminal_fault(r.stderr_buf);
+  TAP_OK(fault == NULL, "with no terminal control: %s", fault ? fault : "none");
+  fault = terminal_fault(r.stdout_buf);
+  TAP_OK(fault == NULL, "nor in the summary: %s", fault ? fault : "none");
   child_release(&r);
 
   doc = json_object_from_file(out);
